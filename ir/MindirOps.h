@@ -1,0 +1,37 @@
+//===- MindirOps.h - the mindir dialect and its ops -------------*- C++ -*-===//
+#ifndef MSJIT_IR_MINDIROPS_H
+#define MSJIT_IR_MINDIROPS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+namespace mlir::mindir {
+
+// Type rules shared by op classes (declared in MindirOps.td). Each reports a
+// readable error at `loc` (the node's name and source line) and fails.
+LogicalResult inferBroadcastBinary(std::optional<Location> loc, StringRef op,
+                                   ValueRange operands, SmallVectorImpl<Type> &types,
+                                   bool floatOnly);
+LogicalResult inferUnary(std::optional<Location> loc, StringRef op, ValueRange operands,
+                         SmallVectorImpl<Type> &types, bool floatOnly);
+LogicalResult inferReduce(std::optional<Location> loc, StringRef op, ValueRange operands,
+                          DictionaryAttr attrs, SmallVectorImpl<Type> &types,
+                          bool floatOnly);
+
+// numpy broadcasting of two static shapes; nullopt when incompatible.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
+
+}  // namespace mlir::mindir
+
+#include "ir/MindirDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "ir/MindirOps.h.inc"
+
+#endif  // MSJIT_IR_MINDIROPS_H

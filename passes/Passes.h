@@ -1,0 +1,24 @@
+//===- Passes.h - msjit compiler passes -------------------------*- C++ -*-===//
+#ifndef MSJIT_PASSES_PASSES_H
+#define MSJIT_PASSES_PASSES_H
+
+#include <memory>
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace msjit::passes {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+}  // namespace msjit::passes
+
+#endif  // MSJIT_PASSES_PASSES_H

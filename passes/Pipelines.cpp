@@ -1,0 +1,98 @@
+//===- Pipelines.cpp - the O0/O1 pipelines --------------------------------===//
+#include "passes/Pipelines.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "passes/Passes.h"
+
+namespace msjit::passes {
+
+void buildTensorPipeline(mlir::OpPassManager &pm, const PipelineOptions &options) {
+  // Every mindir op becomes linalg/tensor/arith/math; nothing mindir survives.
+  pm.addPass(createConvertMindirToLinalg());
+  if (!options.optimizes()) return;
+  // Fold constants and trivial reshapes so fusion sees longer chains.
+  pm.addPass(mlir::createCanonicalizerPass());
+  // Operator fusion: producer/consumer elementwise generics become one loop nest.
+  pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  // Fusion leaves dead producers and duplicate constants behind.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+}
+
+void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
+  // tensor.empty has no buffer semantics of its own.
+  pm.addPass(mlir::bufferization::createEmptyTensorToAllocTensorPass());
+  // Whole-module bufferization; arguments and results get identity layouts so
+  // the runtime can pass plain contiguous buffers.
+  mlir::bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.allowReturnAllocs = true;
+  bufferization.functionBoundaryTypeConversion =
+      mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferization));
+  // Results become caller-allocated out-params: the runtime owns output memory.
+  pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass());
+  // Free the temporaries bufferization allocated.
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::bufferization::createBufferDeallocationPass());
+  // linalg -> affine loops -> scf -> cf.
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertLinalgToAffineLoopsPass());
+  pm.addPass(mlir::createLowerAffinePass());
+  pm.addPass(mlir::createConvertSCFToCFPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+}
+
+void buildLLVMPipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
+  // Subviews/reshapes become explicit descriptor arithmetic before LLVM lowering.
+  pm.addPass(mlir::memref::createExpandStridedMetadataPass());
+  pm.addPass(mlir::createMemRefToLLVMConversionPass());
+  // tanh & co. have no LLVM intrinsic: call libm (the artifact links -lm).
+  pm.addPass(mlir::createConvertMathToLibmPass());
+  pm.addPass(mlir::createConvertMathToLLVMPass());
+  pm.addPass(mlir::createArithToLLVMConversionPass());
+  pm.addPass(mlir::createConvertFuncToLLVMPass());
+  pm.addPass(mlir::cf::createConvertControlFlowToLLVMPass());
+  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+}
+
+void registerPipelineDependencies(mlir::DialectRegistry &registry) {
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+}
+
+void registerPipelines() {
+  registerMindirPasses();
+  for (const char *level : {"O0", "O1"}) {
+    std::string name = std::string("msjit-") + (level[1] == '0' ? "o0" : "o1");
+    mlir::PassPipelineRegistration<>(
+        name, std::string("mindir -> LLVM dialect at ") + level,
+        [level](mlir::OpPassManager &pm) {
+          PipelineOptions options{level};
+          buildTensorPipeline(pm, options);
+          buildBufferizePipeline(pm, options);
+          buildLLVMPipeline(pm, options);
+        });
+  }
+}
+
+}  // namespace msjit::passes

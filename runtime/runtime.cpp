@@ -1,0 +1,163 @@
+// runtime.cpp - loads artifacts (artifact_abi.h) and runs them.
+#include "runtime/msjit_runtime.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/artifact_abi.h"
+
+namespace {
+
+thread_local std::string g_last_error;
+
+int fail(std::string message) {
+  g_last_error = std::move(message);
+  return -1;
+}
+
+struct Tensor {
+  msrt_dtype dtype = MSRT_UNDEFINED;
+  std::vector<int64_t> dims;
+  int64_t num_bytes = 0;
+};
+
+msrt_dtype parseDtype(const std::string &name) {
+  if (name == "f32") return MSRT_FLOAT32;
+  if (name == "f16") return MSRT_FLOAT16;
+  if (name == "f64") return MSRT_FLOAT64;
+  if (name == "i32") return MSRT_INT32;
+  if (name == "i64") return MSRT_INT64;
+  if (name == "bool") return MSRT_BOOL;
+  return MSRT_UNDEFINED;
+}
+
+int64_t dtypeBytes(msrt_dtype dtype) {
+  switch (dtype) {
+    case MSRT_FLOAT16: return 2;
+    case MSRT_FLOAT32:
+    case MSRT_INT32: return 4;
+    case MSRT_FLOAT64:
+    case MSRT_INT64: return 8;
+    case MSRT_BOOL: return 1;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+struct msrt_executable {
+  msjit_entry_fn entry = nullptr;
+  std::vector<Tensor> inputs, outputs;
+  // Descriptors of every memref argument laid out back to back, with the
+  // pointer fields left null; msrt_run copies this and patches the pointers.
+  std::vector<int64_t> descriptor_template;
+  std::vector<size_t> descriptor_offsets;
+
+  bool parseManifest(const char *text) {
+    std::istringstream in(text);
+    std::string header;
+    int version = 0;
+    if (!(in >> header >> version) || header != MSJIT_ARTIFACT_MANIFEST_HEADER || version != 1)
+      return fail("artifact manifest has an unknown header") == 0;
+    std::string kind, dtype;
+    int rank = 0;
+    while (in >> kind >> dtype >> rank) {
+      Tensor t;
+      t.dtype = parseDtype(dtype);
+      if (t.dtype == MSRT_UNDEFINED || rank < 0 || (kind != "input" && kind != "output"))
+        return fail("artifact manifest has a malformed line for '" + kind + "'") == 0;
+      t.num_bytes = dtypeBytes(t.dtype);
+      for (int i = 0; i < rank; ++i) {
+        int64_t d = -1;
+        if (!(in >> d) || d < 0) return fail("artifact manifest has a malformed dim") == 0;
+        t.dims.push_back(d);
+        t.num_bytes *= d;
+      }
+      (kind == "input" ? inputs : outputs).push_back(std::move(t));
+    }
+    return in.eof() || fail("artifact manifest has trailing garbage") == 0;
+  }
+
+  void buildDescriptors() {
+    auto add = [&](const Tensor &t) {
+      descriptor_offsets.push_back(descriptor_template.size());
+      descriptor_template.insert(descriptor_template.end(), {0, 0, 0});  // allocated, aligned, offset
+      descriptor_template.insert(descriptor_template.end(), t.dims.begin(), t.dims.end());
+      std::vector<int64_t> strides(t.dims.size(), 1);
+      for (int i = static_cast<int>(t.dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * t.dims[i + 1];
+      descriptor_template.insert(descriptor_template.end(), strides.begin(), strides.end());
+    };
+    for (const auto &t : inputs) add(t);
+    for (const auto &t : outputs) add(t);
+  }
+};
+
+extern "C" {
+
+const char *msrt_last_error(void) { return g_last_error.c_str(); }
+
+int msrt_load(const char *path, msrt_executable **out) {
+  *out = nullptr;
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return fail(std::string("cannot load artifact: ") + dlerror());
+  auto query = reinterpret_cast<msjit_query_artifact_fn>(dlsym(handle, MSJIT_ARTIFACT_QUERY_SYMBOL));
+  if (!query) return fail(std::string(path) + " is not an msjit artifact (no " MSJIT_ARTIFACT_QUERY_SYMBOL ")");
+  const msjit_artifact_v1 *desc = query();
+  if (!desc || desc->abi_version != MSJIT_ARTIFACT_ABI_VERSION)
+    return fail(std::string(path) + " has artifact ABI version " +
+                std::to_string(desc ? desc->abi_version : 0) + ", this runtime reads " +
+                std::to_string(MSJIT_ARTIFACT_ABI_VERSION));
+  auto exe = std::make_unique<msrt_executable>();
+  exe->entry = desc->entry;
+  if (!exe->entry || !desc->manifest || !exe->parseManifest(desc->manifest)) {
+    if (g_last_error.empty()) g_last_error = "artifact description is incomplete";
+    return -1;
+  }
+  exe->buildDescriptors();
+  *out = exe.release();
+  return 0;
+}
+
+int msrt_num_inputs(const msrt_executable *exe) { return static_cast<int>(exe->inputs.size()); }
+int msrt_num_outputs(const msrt_executable *exe) { return static_cast<int>(exe->outputs.size()); }
+
+int msrt_tensor(const msrt_executable *exe, int is_output, int index, msrt_tensor_info *info) {
+  const auto &list = is_output ? exe->outputs : exe->inputs;
+  if (index < 0 || index >= static_cast<int>(list.size())) return fail("tensor index out of range");
+  const Tensor &t = list[index];
+  *info = {t.dtype, static_cast<int32_t>(t.dims.size()), t.dims.data(), t.num_bytes};
+  return 0;
+}
+
+int msrt_run(const msrt_executable *exe, void *const *inputs, void *const *outputs) {
+  constexpr size_t kInlineWords = 256, kInlineArgs = 32;
+  int64_t inlineWords[kInlineWords];
+  void *inlineArgs[kInlineArgs];
+  size_t words = exe->descriptor_template.size(), args = exe->descriptor_offsets.size();
+  std::vector<int64_t> heapWords;
+  std::vector<void *> heapArgs;
+  int64_t *storage = inlineWords;
+  void **argv = inlineArgs;
+  if (words > kInlineWords) storage = (heapWords.resize(words), heapWords.data());
+  if (args > kInlineArgs) argv = (heapArgs.resize(args), heapArgs.data());
+  std::memcpy(storage, exe->descriptor_template.data(), words * sizeof(int64_t));
+  size_t numInputs = exe->inputs.size();
+  for (size_t i = 0; i < args; ++i) {
+    int64_t *desc = storage + exe->descriptor_offsets[i];
+    void *data = i < numInputs ? inputs[i] : outputs[i - numInputs];
+    std::memcpy(&desc[0], &data, sizeof(void *));
+    std::memcpy(&desc[1], &data, sizeof(void *));
+    argv[i] = desc;
+  }
+  exe->entry(argv);
+  return 0;
+}
+
+void msrt_unload(msrt_executable *exe) { delete exe; }
+
+}  // extern "C"
