@@ -1,0 +1,81 @@
+#include "server/cache/artifact_cache.h"
+
+#include <filesystem>
+
+#include "server/cache/digest.h"
+#include "spdlog/spdlog.h"
+
+namespace msjit::server {
+namespace {
+
+// Entries are small; their budget is a fixed slice so artifacts cannot evict them.
+constexpr uint64_t kEntryBudget = 16ull << 20;
+
+std::string absolute(const std::string &dir) {
+  std::error_code ec;
+  auto p = std::filesystem::absolute(dir, ec);
+  return ec ? dir : p.lexically_normal().string();
+}
+
+}  // namespace
+
+ArtifactCache::ArtifactCache(const std::string &dir, uint64_t memory_bytes)
+    : dir_(absolute(dir)),
+      memory_entries_(kEntryBudget),
+      memory_artifacts_(memory_bytes),
+      disk_entries_(dir_ + "/ac", "", /*content_addressed=*/false),
+      disk_artifacts_(dir_ + "/cas", ".so", /*content_addressed=*/true) {}
+
+std::optional<rpc::CompileReply> ArtifactCache::lookup(const std::string &key) {
+  rpc::CompileReply entry;
+  if (auto bytes = memory_entries_.get(key); bytes && entry.ParseFromString(*bytes)) {
+    // The client loads the artifact from disk: the file must still be there.
+    if (disk_artifacts_.contains(entry.artifact_digest())) {
+      entry.set_hit(rpc::TIER_MEMORY);
+      return entry;
+    }
+    memory_entries_.remove(key);
+  }
+  auto bytes = disk_entries_.get(key);
+  if (!bytes) return std::nullopt;
+  if (!entry.ParseFromString(*bytes) || !isDigest(entry.artifact_digest())) {
+    spdlog::warn("cache entry {} is unreadable; dropping it", key);
+    disk_entries_.remove(key);
+    return std::nullopt;
+  }
+  auto artifact = disk_artifacts_.get(entry.artifact_digest());  // verifies the digest
+  if (!artifact) {
+    disk_entries_.remove(key);
+    return std::nullopt;
+  }
+  entry.set_artifact_path(disk_artifacts_.pathFor(entry.artifact_digest()));
+  entry.set_hit(rpc::TIER_NONE);
+  memory_entries_.put(key, entry.SerializeAsString());
+  memory_artifacts_.put(entry.artifact_digest(), *artifact);
+  entry.set_hit(rpc::TIER_DISK);
+  return entry;
+}
+
+bool ArtifactCache::insert(const std::string &key, const std::string &artifact,
+                           rpc::CompileReply &reply) {
+  std::string digest = sha256Hex(artifact);
+  reply.set_key(key);
+  reply.set_artifact_digest(digest);
+  reply.set_artifact_size(artifact.size());
+  reply.set_artifact_path(disk_artifacts_.pathFor(digest));
+  rpc::CompileReply stored = reply;
+  stored.set_hit(rpc::TIER_NONE);
+  stored.set_compile_ms(0);
+  std::string entry = stored.SerializeAsString();
+  if (!disk_artifacts_.put(digest, artifact) || !disk_entries_.put(key, entry)) return false;
+  memory_artifacts_.put(digest, artifact);
+  memory_entries_.put(key, entry);
+  return true;
+}
+
+std::optional<std::string> ArtifactCache::artifactBytes(const rpc::CompileReply &entry) {
+  if (auto bytes = memory_artifacts_.get(entry.artifact_digest())) return bytes;
+  return disk_artifacts_.get(entry.artifact_digest());
+}
+
+}  // namespace msjit::server

@@ -1,0 +1,51 @@
+// artifact_cache.h - cache key -> compiled artifact, in two tiers.
+//
+//   memory: LRU of entries and artifact bytes (MemoryStore)
+//   disk:   ac/<key>           the entry (a CompileReply), and
+//           cas/<digest>.so    the artifact, content-addressed
+// The artifact is committed before the entry that names it, so an entry on
+// disk always points at a complete artifact.
+#ifndef MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H
+#define MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H
+
+#include <optional>
+#include <string>
+
+#include "proto/msjit.pb.h"
+#include "server/cache/disk_store.h"
+#include "server/cache/memory_store.h"
+
+namespace msjit::server {
+
+class ArtifactCache {
+ public:
+  ArtifactCache(const std::string &dir, uint64_t memory_bytes);
+
+  bool ok() const { return disk_entries_.ok() && disk_artifacts_.ok(); }
+
+  // Memory first, then disk (promoting the entry to memory). `reply.hit`
+  // says which tier answered.
+  std::optional<rpc::CompileReply> lookup(const std::string &key);
+
+  // Stores `artifact` and the entry for `key`; fills the reply's digest, path
+  // and size. False if the disk tier could not store it.
+  bool insert(const std::string &key, const std::string &artifact, rpc::CompileReply &reply);
+
+  // The artifact bytes of an entry, verified against its digest.
+  std::optional<std::string> artifactBytes(const rpc::CompileReply &entry);
+
+  uint64_t memoryEntries() const { return memory_entries_.entries(); }
+  uint64_t memoryBytes() const { return memory_entries_.bytes() + memory_artifacts_.bytes(); }
+  uint64_t diskEntries() const { return disk_entries_.entries(); }
+  uint64_t diskBytes() const { return disk_entries_.bytes() + disk_artifacts_.bytes(); }
+  const std::string &dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  MemoryStore memory_entries_, memory_artifacts_;
+  DiskStore disk_entries_, disk_artifacts_;
+};
+
+}  // namespace msjit::server
+
+#endif  // MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H

@@ -1,0 +1,26 @@
+// cache_key.h - the cache key of a compile request.
+//
+// SHA-256 over an explicit, named list of everything that changes the
+// artifact — never pointers, paths or times. Source locations and producer
+// names are stripped from the graph first: they change messages, not code.
+#ifndef MSJIT_SERVER_CACHE_CACHE_KEY_H
+#define MSJIT_SERVER_CACHE_CACHE_KEY_H
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "proto/msjit.pb.h"
+
+namespace msjit::server {
+
+// Bump to invalidate every cache entry written by earlier builds.
+constexpr int kCacheVersion = 1;
+
+std::vector<std::pair<std::string, std::string>> cacheKeyComponents(const rpc::CompileRequest &request);
+
+std::string cacheKey(const rpc::CompileRequest &request);
+
+}  // namespace msjit::server
+
+#endif  // MSJIT_SERVER_CACHE_CACHE_KEY_H

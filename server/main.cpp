@@ -1,0 +1,117 @@
+// msjitd - the msjit compile daemon. See `msjitd --help`.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "server/cache/artifact_cache.h"
+#include "server/config.h"
+#include "server/service.h"
+#include "spdlog/sinks/basic_file_sink.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+
+constexpr const char *kUnixPrefix = "unix://";
+
+std::string unixSocketPath(const std::string &listen) {
+  return listen.rfind(kUnixPrefix, 0) == 0 ? listen.substr(std::strlen(kUnixPrefix)) : "";
+}
+
+// A socket file left by a daemon that died is removed; one that still
+// accepts connections belongs to a live daemon and is left alone.
+bool claimUnixSocket(const std::string &path) {
+  if (access(path.c_str(), F_OK) != 0) return true;
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  bool live = connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  if (live) return false;
+  unlink(path.c_str());
+  return true;
+}
+
+void setUpLogging(const msjit::server::Config &config) {
+  auto logger = config.log_file.empty() ? spdlog::stderr_color_mt("msjitd")
+                                        : spdlog::basic_logger_mt("msjitd", config.log_file);
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::flush_on(spdlog::level::info);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  msjit::server::Config config;
+  bool exit_now = false;
+  std::string error = msjit::server::parseFlags({argv + 1, argv + argc}, config, exit_now);
+  if (exit_now || !error.empty()) {
+    std::fprintf(exit_now ? stdout : stderr, "%s%s%s", error.empty() ? "" : "msjitd: ", error.empty() ? "" : (error + "\n").c_str(),
+                 msjit::server::usage().c_str());
+    return exit_now ? 0 : 2;
+  }
+  setUpLogging(config);
+
+  // Signals are taken synchronously by the main thread (sigwait below); every
+  // thread gRPC starts inherits this mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  msjit::server::ArtifactCache cache(config.cache_dir, config.cache_mem_bytes);
+  if (!cache.ok()) {
+    spdlog::critical("cannot use cache directory {}", config.cache_dir);
+    return 1;
+  }
+  if (!config.dump_ir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(config.dump_ir, ec);
+    if (ec) {
+      spdlog::critical("cannot create --dump-ir directory {}: {}", config.dump_ir, ec.message());
+      return 1;
+    }
+  }
+  std::string socketPath = unixSocketPath(config.listen);
+  if (!socketPath.empty() && !claimUnixSocket(socketPath)) {
+    spdlog::critical("another daemon is already listening on {}", config.listen);
+    return 1;
+  }
+
+  msjit::server::MsjitService service(config, cache);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<uint64_t>(config.max_request_bytes, INT32_MAX)));
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) {
+    spdlog::critical("cannot listen on {}", config.listen);
+    return 1;
+  }
+  spdlog::info("msjitd listening on {}{}, cache {} ({} entries), jobs {}", config.listen,
+               socketPath.empty() ? " (port " + std::to_string(port) + ")" : "", cache.dir(),
+               cache.diskEntries(), config.jobs);
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received {}, shutting down: in-flight requests get 30 s", strsignal(sig));
+  // Cache writes are atomic renames: a compile cut short leaves no entry.
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  server->Wait();
+  if (!socketPath.empty()) unlink(socketPath.c_str());
+  spdlog::info("msjitd stopped");
+  return 0;
+}
