@@ -1,0 +1,57 @@
+# msjit front door. `make demo` and `make test` are all a fresh Debian 12
+# machine needs; both install what is missing first.
+PY        := /usr/bin/python3
+PREFIX    ?= /usr/local
+PYLIB     := $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' 2>/dev/null || echo /usr/local/lib/python3.11/dist-packages)
+BAZEL     := bazel
+APT_PACKAGES := bazel-bootstrap libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler \
+	libmlir-16-dev mlir-16-tools llvm-16-dev libspdlog-dev catch2 python3-dev python3-grpcio \
+	python3-protobuf python3-numpy python3-pytest libopenblas0-openmp gcc g++ make
+TARGETS   := //server:msjitd //client_cpp:msjitctl //client_py:_msjit_rt.so //proto:py_gen \
+	//runtime:libmsjit_runtime.so //tests/cpp:all
+
+.PHONY: all deps build stage install demo test clean
+
+all: install
+
+# apt packages by name, installed only when missing.
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  apt-get -o DPkg::Lock::Timeout=600 update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q $$missing; \
+	fi
+
+build: deps
+	$(BAZEL) build $(TARGETS)
+
+# Generated protobuf modules and the runtime extension go into the source
+# package too, so `PYTHONPATH=client_py` works in a checkout.
+stage: build
+	rm -rf client_py/msjit/proto
+	cp -r bazel-bin/proto/py client_py/msjit/proto
+	chmod -R u+w client_py/msjit/proto
+	install -m 755 bazel-bin/client_py/_msjit_rt.so client_py/msjit/_msjit_rt.so
+
+install: stage
+	install -d $(PREFIX)/bin $(PREFIX)/lib
+	install -m 755 bazel-bin/server/msjitd bazel-bin/client_cpp/msjitctl $(PREFIX)/bin/
+	install -m 755 bazel-bin/runtime/libmsjit_runtime.so $(PREFIX)/lib/
+	rm -rf $(PYLIB)/msjit $(PYLIB)/mindspore
+	install -d $(PYLIB)
+	cp -r client_py/msjit client_py/mindspore $(PYLIB)/
+	find $(PYLIB)/msjit $(PYLIB)/mindspore -name __pycache__ -prune -exec rm -rf {} +
+	@echo "installed msjitd, msjitctl in $(PREFIX)/bin and packages msjit, mindspore in $(PYLIB)"
+
+# Starts (or reuses) the local daemon through the client and runs the tutorial's example.
+demo: install
+	cd /tmp && $(PY) $(CURDIR)/examples/simple_function.py
+	msjitctl stats
+
+test: install
+	$(PY) tools/run_tests.py
+
+clean:
+	$(BAZEL) clean
+	rm -rf client_py/msjit/proto client_py/msjit/_msjit_rt.so build

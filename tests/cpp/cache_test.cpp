@@ -1,0 +1,136 @@
+// cache_test.cpp - stores, tiers and the cache key.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "server/cache/artifact_cache.h"
+#include "server/cache/cache_key.h"
+#include "server/cache/digest.h"
+#include "server/cache/disk_store.h"
+#include "server/cache/memory_store.h"
+#include "tests/cpp/model_builder.h"
+
+namespace fs = std::filesystem;
+using namespace msjit::server;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/msjit-cache-test-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string key(char c) { return std::string(64, c); }
+
+}  // namespace
+
+TEST_CASE("sha256Hex matches the standard test vector", "[cache]") {
+  CHECK(sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(isDigest(sha256Hex("")));
+  CHECK_FALSE(isDigest("../../etc/passwd"));
+  CHECK_FALSE(isDigest(std::string(64, 'G')));
+}
+
+TEST_CASE("memory store evicts least recently used entries past its budget", "[cache]") {
+  MemoryStore store(10);
+  REQUIRE(store.put(key('a'), "aaaa"));
+  REQUIRE(store.put(key('b'), "bbbb"));
+  REQUIRE(store.get(key('a')));  // a is now the most recent
+  REQUIRE(store.put(key('c'), "cccc"));
+  CHECK(store.contains(key('a')));
+  CHECK_FALSE(store.contains(key('b')));
+  CHECK(store.contains(key('c')));
+  CHECK(store.bytes() == 8);
+  CHECK_FALSE(store.put(key('d'), std::string(11, 'd')));  // larger than the budget
+}
+
+TEST_CASE("disk store writes atomically and verifies content addresses", "[cache]") {
+  TempDir dir;
+  DiskStore store(dir.path + "/cas", ".so", /*content_addressed=*/true);
+  std::string bytes = "artifact bytes";
+  std::string digest = sha256Hex(bytes);
+  CHECK_FALSE(store.put(key('a'), bytes));  // wrong digest refused
+  REQUIRE(store.put(digest, bytes));
+  CHECK(store.get(digest) == bytes);
+  CHECK(store.entries() == 1);
+  CHECK_FALSE(store.put("not-a-digest", bytes));
+
+  // No temp files remain after a put.
+  for (const auto &f : fs::recursive_directory_iterator(dir.path))
+    CHECK(f.path().filename().string().rfind(".tmp-", 0) != 0);
+
+  // A corrupted file is detected and dropped, never served.
+  std::ofstream(store.pathFor(digest), std::ios::binary | std::ios::trunc) << "tampered";
+  CHECK_FALSE(store.get(digest));
+  CHECK_FALSE(store.contains(digest));
+
+  // Leftover temp files of an interrupted write are removed on start-up.
+  std::string shard = dir.path + "/cas/" + digest.substr(0, 2);
+  fs::create_directories(shard);
+  std::ofstream(shard + "/.tmp-partial") << "half";
+  DiskStore reopened(dir.path + "/cas", ".so", true);
+  CHECK_FALSE(fs::exists(shard + "/.tmp-partial"));
+  CHECK(reopened.entries() == 0);
+}
+
+TEST_CASE("artifact cache: memory, then disk after a restart", "[cache]") {
+  TempDir dir;
+  msjit::rpc::CompileReply reply;
+  reply.add_inputs()->set_name("input0");
+  {
+    ArtifactCache cache(dir.path, 1 << 20);
+    REQUIRE(cache.insert(key('e'), "\x7f" "ELF...", reply));
+    CHECK(fs::exists(reply.artifact_path()));
+    auto hit = cache.lookup(key('e'));
+    REQUIRE(hit);
+    CHECK(hit->hit() == msjit::rpc::TIER_MEMORY);
+    CHECK(hit->inputs_size() == 1);
+  }
+  ArtifactCache restarted(dir.path, 1 << 20);
+  auto hit = restarted.lookup(key('e'));
+  REQUIRE(hit);
+  CHECK(hit->hit() == msjit::rpc::TIER_DISK);
+  CHECK(hit->artifact_path() == reply.artifact_path());
+  CHECK(restarted.lookup(key('e'))->hit() == msjit::rpc::TIER_MEMORY);
+  CHECK_FALSE(restarted.lookup(key('f')));
+
+  // A corrupted artifact turns the entry into a miss on the next restart.
+  std::ofstream(reply.artifact_path(), std::ios::trunc) << "garbage";
+  ArtifactCache again(dir.path, 1 << 20);
+  CHECK_FALSE(again.lookup(key('e')));
+}
+
+TEST_CASE("cache key is stable and depends on what changes the artifact", "[cache][key]") {
+  msjit::rpc::CompileRequest a;
+  *a.mutable_model() = msjit::testing::mulAddModel();
+  a.mutable_options()->set_jit_level("O1");
+  msjit::rpc::CompileRequest b = a;
+  CHECK(cacheKey(a) == cacheKey(b));
+  CHECK(isDigest(cacheKey(a)));
+
+  // Source locations only change messages.
+  b.mutable_model()->mutable_graph()->mutable_node(0)->mutable_location()->set_line(99);
+  CHECK(cacheKey(a) == cacheKey(b));
+
+  b.mutable_options()->set_jit_level("O0");
+  CHECK(cacheKey(a) != cacheKey(b));
+
+  msjit::rpc::CompileRequest c;
+  *c.mutable_model() = msjit::testing::mulAddModel({3, 2});
+  c.mutable_options()->set_jit_level("O1");
+  CHECK(cacheKey(a) != cacheKey(c));
+
+  auto components = cacheKeyComponents(a);
+  std::vector<std::string> names;
+  for (const auto &[name, value] : components) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"cache_version", "compiler_version", "artifact_abi", "target_triple",
+                                          "target_cpu", "target_features", "jit_level", "backend", "exec_order",
+                                          "disable_format_transform", "infer_boost", "graph_sha256"});
+}
