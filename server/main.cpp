@@ -108,8 +108,11 @@ int main(int argc, char **argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, shutting down: in-flight requests get 30 s", strsignal(sig));
-  // Cache writes are atomic renames: a compile cut short leaves no entry.
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  // Drain ourselves rather than through Shutdown's deadline, which also waits
+  // out idle client connections. Cache writes are atomic renames: a compile
+  // cut short leaves no entry.
+  if (!service.drain(std::chrono::seconds(30))) spdlog::warn("cancelling requests still in flight");
+  server->Shutdown(std::chrono::system_clock::now());
   server->Wait();
   if (!socketPath.empty()) unlink(socketPath.c_str());
   spdlog::info("msjitd stopped");

@@ -15,6 +15,10 @@ namespace {
 constexpr size_t kChunkBytes = 1 << 20;
 constexpr const char *kVersion = "msjitd 0.1.0";
 
+grpc::Status shuttingDown() {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE, "msjitd is shutting down");
+}
+
 std::string validateOptions(const rpc::CompileOptions &o) {
   auto oneOf = [](const std::string &v, std::initializer_list<const char *> valid) {
     for (const char *s : valid)
@@ -37,6 +41,24 @@ std::string validateOptions(const rpc::CompileOptions &o) {
 MsjitService::MsjitService(const Config &config, ArtifactCache &cache)
     : config_(config), cache_(cache), jobs_(config.jobs) {}
 
+MsjitService::Admission::Admission(MsjitService &s) : s_(s) {
+  std::lock_guard<std::mutex> lock(s_.drain_mu_);
+  admitted_ = !s_.draining_;
+  if (admitted_) ++s_.inflight_;
+}
+
+MsjitService::Admission::~Admission() {
+  if (!admitted_) return;
+  std::lock_guard<std::mutex> lock(s_.drain_mu_);
+  if (--s_.inflight_ == 0) s_.drain_cv_.notify_all();
+}
+
+bool MsjitService::drain(std::chrono::seconds timeout) {
+  std::unique_lock<std::mutex> lock(drain_mu_);
+  draining_ = true;
+  return drain_cv_.wait_for(lock, timeout, [&] { return inflight_ == 0; });
+}
+
 MsjitService::~MsjitService() {
   for (auto &[key, exe] : executables_) msrt_unload(exe);
 }
@@ -44,6 +66,8 @@ MsjitService::~MsjitService() {
 grpc::Status MsjitService::Compile(grpc::ServerContext *, const rpc::CompileRequest *request,
                                    rpc::CompileReply *reply) {
   ++compile_requests_;
+  Admission admission(*this);
+  if (!admission) return shuttingDown();
   if (std::string error = validateOptions(request->options()); !error.empty())
     return invalidArgument(error);
   const std::string key = cacheKey(*request);
@@ -96,6 +120,8 @@ MsjitService::Outcome MsjitService::compileMiss(const std::string &key, const rp
 
 grpc::Status MsjitService::FetchArtifact(grpc::ServerContext *, const rpc::FetchArtifactRequest *request,
                                          grpc::ServerWriter<rpc::ArtifactChunk> *writer) {
+  Admission admission(*this);
+  if (!admission) return shuttingDown();
   if (!isDigest(request->key())) return invalidArgument("key must be a hex SHA-256 digest");
   auto entry = cache_.lookup(request->key());
   std::optional<std::string> bytes = entry ? cache_.artifactBytes(*entry) : std::nullopt;
@@ -132,6 +158,8 @@ grpc::Status MsjitService::loadExecutable(const std::string &key, const msrt_exe
 grpc::Status MsjitService::Execute(grpc::ServerContext *, const rpc::ExecuteRequest *request,
                                    rpc::ExecuteReply *reply) {
   ++executes_;
+  Admission admission(*this);
+  if (!admission) return shuttingDown();
   if (!isDigest(request->key())) return invalidArgument("key must be a hex SHA-256 digest");
   const msrt_executable *exe = nullptr;
   if (grpc::Status s = loadExecutable(request->key(), &exe); !s.ok()) return s;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 
@@ -30,7 +31,23 @@ class MsjitService final : public rpc::Msjit::Service {
   grpc::Status Stats(grpc::ServerContext *, const rpc::StatsRequest *,
                      rpc::StatsReply *reply) override;
 
+  // Refuses new requests (UNAVAILABLE) and waits up to `timeout` for the
+  // in-flight ones to finish. True if they all did.
+  bool drain(std::chrono::seconds timeout);
+
  private:
+  // Counts a request as in flight for its lifetime; false once draining.
+  class Admission {
+   public:
+    explicit Admission(MsjitService &s);
+    ~Admission();
+    explicit operator bool() const { return admitted_; }
+
+   private:
+    MsjitService &s_;
+    bool admitted_;
+  };
+
   struct Outcome {
     grpc::Status status;
     rpc::CompileReply reply;
@@ -43,6 +60,10 @@ class MsjitService final : public rpc::Msjit::Service {
   ArtifactCache &cache_;
   JobSlots jobs_;
   SingleFlight<Outcome> single_flight_;
+  std::mutex drain_mu_;
+  std::condition_variable drain_cv_;
+  int inflight_ = 0;
+  bool draining_ = false;
   std::mutex executables_mu_;
   std::map<std::string, msrt_executable *> executables_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
