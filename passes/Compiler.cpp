@@ -103,7 +103,9 @@ CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions
       if (dump) {
         std::string repro = dumpPath(n, std::string(stage.name) + "-repro", ".mlir");
         writeFile(repro, input);
-        result.error += " (repro: " + repro + ")";
+        std::string pipeline = std::string("msjit-") + stage.name +
+                               (std::string(stage.name) == "linalg" ? "-" + options.jitLevel : "");
+        result.error += " (repro: mindir-opt --" + pipeline + " " + repro + ")";
       }
       return result;
     }

@@ -64,9 +64,11 @@ void buildLLVMPipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
   // Subviews/reshapes become explicit descriptor arithmetic before LLVM lowering.
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
   pm.addPass(mlir::createMemRefToLLVMConversionPass());
+  // exp/log/sqrt & co. become LLVM intrinsics first: math-to-libm marks the
+  // whole math dialect illegal, so it must only see what has no intrinsic.
+  pm.addPass(mlir::createConvertMathToLLVMPass());
   // tanh & co. have no LLVM intrinsic: call libm (the artifact links -lm).
   pm.addPass(mlir::createConvertMathToLibmPass());
-  pm.addPass(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createArithToLLVMConversionPass());
   pm.addPass(mlir::createConvertFuncToLLVMPass());
   pm.addPass(mlir::cf::createConvertControlFlowToLLVMPass());
@@ -82,17 +84,23 @@ void registerPipelineDependencies(mlir::DialectRegistry &registry) {
 
 void registerPipelines() {
   registerMindirPasses();
-  for (const char *level : {"O0", "O1"}) {
-    std::string name = std::string("msjit-") + (level[1] == '0' ? "o0" : "o1");
+  // Whole pipelines, and each stage on its own so a repro of one stage reruns.
+  for (std::string level : {"O0", "O1"}) {
     mlir::PassPipelineRegistration<>(
-        name, std::string("mindir -> LLVM dialect at ") + level,
-        [level](mlir::OpPassManager &pm) {
+        "msjit-" + level, "mindir -> LLVM dialect at " + level, [level](mlir::OpPassManager &pm) {
           PipelineOptions options{level};
           buildTensorPipeline(pm, options);
           buildBufferizePipeline(pm, options);
           buildLLVMPipeline(pm, options);
         });
+    mlir::PassPipelineRegistration<>(
+        "msjit-linalg-" + level, "stage 1 at " + level + ": mindir -> linalg on tensors",
+        [level](mlir::OpPassManager &pm) { buildTensorPipeline(pm, PipelineOptions{level}); });
   }
+  mlir::PassPipelineRegistration<>("msjit-bufferized", "stage 2: tensors -> memrefs -> loops",
+                                   [](mlir::OpPassManager &pm) { buildBufferizePipeline(pm, {}); });
+  mlir::PassPipelineRegistration<>("msjit-llvm", "stage 3: loops -> LLVM dialect",
+                                   [](mlir::OpPassManager &pm) { buildLLVMPipeline(pm, {}); });
 }
 
 }  // namespace msjit::passes

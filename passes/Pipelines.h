@@ -29,8 +29,9 @@ void buildLLVMPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 // the bufferization models of arith/linalg/tensor/func.
 void registerPipelineDependencies(mlir::DialectRegistry &registry);
 
-// Registers "msjit-o0" and "msjit-o1" (all three stages) and the msjit passes,
-// so a command line (`--pass-pipeline=msjit-o1`) can rerun a compile.
+// Registers the msjit passes and pipelines for mindir-opt: "msjit-O0"/"msjit-O1"
+// (all stages) and each stage alone ("msjit-linalg-O1", "msjit-bufferized",
+// "msjit-llvm"), so a compile or a repro of one stage can be rerun by hand.
 void registerPipelines();
 
 }  // namespace msjit::passes

@@ -6,6 +6,7 @@ counts come from those files, not from parsing the runners' own summaries.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,30 @@ def junit_counts(path):
     return passed, failed, skipped
 
 
+def run_ir_tests(report):
+    """tests/ir/*.mlir in the lit style: every `// RUN:` line is one test case,
+    run with mindir-opt and LLVM's FileCheck; results go to a JUnit file."""
+    tools = {"mindir-opt": os.path.join(ROOT, "bazel-bin/tools/mindir-opt"),
+             "FileCheck": "/usr/lib/llvm-16/bin/FileCheck"}
+    suite = ET.Element("testsuite", name="ir")
+    failures = 0
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests/ir/*.mlir"))):
+        runs = re.findall(r"^// RUN: (.*)$", open(path).read(), re.M)
+        for i, command in enumerate(runs):
+            command = command.replace("%s", path)
+            for name, tool in tools.items():
+                command = re.sub(rf"(?<![\w/-]){re.escape(name)}\b", tool, command)
+            case = ET.SubElement(suite, "testcase", name=f"{os.path.basename(path)}:RUN{i}")
+            proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True)
+            if proc.returncode:
+                failures += 1
+                ET.SubElement(case, "failure", message=command).text = proc.stdout + proc.stderr
+                print(f"FAIL {os.path.relpath(path, ROOT)}: {command}\n{proc.stderr[-3000:]}", flush=True)
+    suite.set("tests", str(len(suite)))
+    suite.set("failures", str(failures))
+    ET.ElementTree(suite).write(report)
+
+
 def main():
     out = tempfile.mkdtemp(prefix="msjit-tests-")
     reports = []
@@ -39,6 +64,11 @@ def main():
         if junit_counts(report)[1]:
             subprocess.run([binary], cwd=ROOT)  # the console reporter shows what failed
         reports.append(report)
+    report = os.path.join(out, "ir.xml")
+    print("== tests/ir (mindir-opt | FileCheck)", flush=True)
+    run_ir_tests(report)
+    reports.append(report)
+
     report = os.path.join(out, "pytest.xml")
     print("== pytest", flush=True)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "client_py"))
