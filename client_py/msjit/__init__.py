@@ -1,0 +1,20 @@
+"""msjit: the ``mindspore.jit`` programming model, compiled out of process by msjitd.
+
+Eager (PyNative) execution runs on numpy; ``jit`` captures a function into a MindIR graph,
+compiles it in the daemon and runs the native artifact in this process.
+"""
+__version__ = "0.1.0"
+
+# `ops` first: ops -> ops.core -> tensor -> mixin -> ops is a cycle that only resolves in this order.
+from . import ops  # noqa: E402
+from . import dtype  # noqa: E402
+from .config import JitConfig  # noqa: E402
+from .dtype import bool_, float16, float32, float64, int32, int64  # noqa: E402
+from .errors import (CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning,  # noqa: E402
+                     MsjitError, UnsupportedSyntaxError)
+from .jit import jit  # noqa: E402
+from .tensor import Tensor  # noqa: E402
+
+__all__ = ["Tensor", "jit", "JitConfig", "ops", "dtype", "float16", "float32", "float64", "int32",
+           "int64", "bool_", "MsjitError", "UnsupportedSyntaxError", "CompileError", "DaemonError",
+           "DaemonUnavailableError", "JitFallbackWarning"]

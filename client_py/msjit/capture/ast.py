@@ -1,0 +1,405 @@
+"""capture_mode="ast": capture a function by interpreting its syntax tree over abstract values.
+
+Python values are compile-time constants, so every Python-level operation on them is simply
+performed (``2.0 * 3`` is 6.0 before any graph exists, a constant ``if`` picks its branch);
+only operations on tensors become graph nodes, through the same ops the eager path uses.
+User helper functions (and other jitted functions) are inlined by interpreting their own
+source. Whatever cannot be captured raises UnsupportedSyntaxError at its exact file:line;
+jit decides whether that is fatal (fullgraph=True) or means running eagerly (JIT Fallback).
+
+Globals and closure variables are read once, at capture: changing them later does not
+recompile, as with MindSpore's ast mode. capture_mode="bytecode" also uses this interpreter for
+now; bytecode symbolic execution (graph breaks, guards on assumptions) is future work.
+"""
+import ast
+import builtins
+import functools
+import inspect
+import linecache
+import operator
+import textwrap
+
+import numpy as np
+
+from .. import ops
+from ..errors import UnsupportedSyntaxError
+from ..ops.prims import Primitive
+from ..tensor import Tensor
+from .graph import GraphBuilder, Tracer, contains_tracer
+
+_BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
+           ast.Div: ("/", operator.truediv), ast.MatMult: ("@", operator.matmul),
+           ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
+           ast.Pow: ("**", operator.pow), ast.LShift: ("<<", operator.lshift),
+           ast.RShift: (">>", operator.rshift), ast.BitOr: ("|", operator.or_),
+           ast.BitXor: ("^", operator.xor), ast.BitAnd: ("&", operator.and_)}
+_TENSOR_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)   # those ops define
+_UNARYOPS = {ast.USub: ("-", operator.neg), ast.UAdd: ("+", operator.pos),
+             ast.Not: ("not", operator.not_), ast.Invert: ("~", operator.invert)}
+_CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+           ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+_OP_FUNCTIONS = frozenset(getattr(ops, name) for name in ops.functional.__all__)
+# Builtins that only look at Python structure, never at a tensor's value: fine with tracers inside.
+_STRUCTURAL = frozenset({len, tuple, list, dict, zip, enumerate, isinstance})
+_PURE_BUILTINS = _STRUCTURAL | {range, float, int, bool, str, min, max, abs, round, sum, any, all}
+_CONSTANT_MODULES = frozenset({"numpy", "math", "msjit"})   # called when no argument is a tensor
+_CONSTANT_METHOD_OWNERS = (list, tuple, dict, str, int, float, bool)
+
+_DESCRIPTIONS = {
+    ast.For: "'for' loop", ast.AsyncFor: "'async for' loop", ast.While: "'while' loop",
+    ast.Try: "'try' statement", ast.With: "'with' statement", ast.AsyncWith: "'async with' statement",
+    ast.FunctionDef: "nested function definition", ast.AsyncFunctionDef: "nested function definition",
+    ast.ClassDef: "class definition", ast.Raise: "'raise' statement", ast.Assert: "'assert' statement",
+    ast.Delete: "'del' statement", ast.Global: "'global' statement", ast.Nonlocal: "'nonlocal' statement",
+    ast.Import: "'import' statement", ast.ImportFrom: "'import' statement", ast.Lambda: "lambda",
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.Yield: "'yield'", ast.YieldFrom: "'yield from'", ast.Await: "'await'",
+    ast.NamedExpr: "assignment expression (:=)", ast.JoinedStr: "f-string",
+    ast.Match: "'match' statement", ast.Attribute: "assignment to an attribute",
+    ast.Subscript: "assignment to a subscript (in-place update)",
+}
+
+
+def capture_ast(fn, args, kwargs=None):
+    """Capture ``fn(*args, **kwargs)``: Tensor arguments become graph inputs. Returns Captured."""
+    builder = GraphBuilder(getattr(fn, "__qualname__", type(fn).__name__))
+    result = _Interpreter(builder).call(fn, builder.bind_args(args), kwargs or {})
+    return builder.finish(result)
+
+
+class _Return:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class _Frame:
+    __slots__ = ("fn", "file", "locals", "local_names")
+
+    def __init__(self, fn, file, local_vars, local_names):
+        self.fn, self.file, self.locals, self.local_names = fn, file, local_vars, local_names
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(code):
+    """(FunctionDef with absolute line numbers, file, names assigned in its body) for a code object."""
+    file = code.co_filename
+    if code.co_name == "<lambda>":
+        line = code.co_firstlineno
+        raise UnsupportedSyntaxError(file, line, "lambda", linecache.getline(file, line))
+    try:
+        lines, start = inspect.getsourcelines(code)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        raise UnsupportedSyntaxError(file, code.co_firstlineno, "a function whose source is not available "
+                                     "(jit needs the .py file)") from None
+    ast.increment_lineno(tree, start - 1)
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        raise UnsupportedSyntaxError(file, fdef.lineno, _describe(fdef), lines[0])
+    names = frozenset(n.id for stmt in fdef.body for n in ast.walk(stmt)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return fdef, file, names
+
+
+def _describe(node):
+    kind = "statement" if isinstance(node, ast.stmt) else "expression"
+    return _DESCRIPTIONS.get(type(node)) or f"'{type(node).__name__}' {kind}"
+
+
+def _locate(exc, file, line):
+    """Prefix an error raised while capturing with the user's file:line (once, innermost wins)."""
+    exc._msjit_located = True
+    plain = type(exc) in (ValueError, TypeError, NameError, UnboundLocalError)
+    if plain and exc.args and isinstance(exc.args[0], str):
+        exc.args = (f"{file}:{line}: {exc.args[0]}",) + exc.args[1:]
+    else:
+        exc.add_note(f"(raised while capturing {file}:{line})")
+
+
+def _in(value, collection):
+    try:
+        return value in collection
+    except TypeError:  # unhashable
+        return False
+
+
+def _is_constant_callable(func):
+    """Callables that are safe to run at capture time on constant arguments."""
+    if _in(func, _PURE_BUILTINS) or func is Tensor or isinstance(func, np.ufunc):
+        return True
+    if (getattr(func, "__module__", None) or "").split(".")[0] in _CONSTANT_MODULES:
+        return True
+    return inspect.ismethod(func) and isinstance(func.__self__, Tensor) or (
+        inspect.isbuiltin(func) and type(getattr(func, "__self__", None)) in _CONSTANT_METHOD_OWNERS)
+
+
+def _callable_name(func):
+    module = getattr(func, "__module__", None)
+    name = getattr(func, "__qualname__", None) or type(func).__name__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+class _Interpreter:
+    def __init__(self, builder):
+        self.builder = builder
+        self.frame = None
+
+    # -- functions ------------------------------------------------------------------------
+    def call(self, fn, args, kwargs):
+        """Interpret ``fn(*args, **kwargs)`` (inlining it into the graph being built)."""
+        fn = getattr(fn, "_msjit_source_fn", fn)
+        if inspect.ismethod(fn):
+            fn, args = fn.__func__, [fn.__self__, *args]
+        if not inspect.isfunction(fn):
+            raise UnsupportedSyntaxError("<unknown>", 0, f"capturing a {type(fn).__name__} object "
+                                         "(jit captures Python functions)")
+        fdef, file, local_names = _parse(fn.__code__)
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{fn.__qualname__}(): {e}") from None
+        bound.apply_defaults()
+        saved, self.frame = self.frame, _Frame(fn, file, dict(bound.arguments), local_names)
+        try:
+            returned = self._block(fdef.body)
+        finally:
+            self.frame = saved
+        return returned.value if returned else None
+
+    def _block(self, stmts):
+        for stmt in stmts:
+            returned = self._visit(stmt)
+            if returned is not None:
+                return returned
+        return None
+
+    def _visit(self, node):
+        """Evaluate ``node`` with the builder's location set to its line (for nodes and errors)."""
+        handler = getattr(self, "visit_" + type(node).__name__, None)
+        if handler is None:
+            raise self._unsupported(node)
+        builder, saved = self.builder, self.builder.location
+        builder.location = (self.frame.file, node.lineno)
+        try:
+            return handler(node)
+        except UnsupportedSyntaxError:
+            raise
+        except Exception as e:
+            if not getattr(e, "_msjit_located", False):
+                _locate(e, self.frame.file, node.lineno)
+            raise
+        finally:
+            builder.location = saved
+
+    def _unsupported(self, node, what=None):
+        file = self.frame.file
+        text = linecache.getline(file, node.lineno)
+        return UnsupportedSyntaxError(file, node.lineno, what or _describe(node), text)
+
+    def _truth(self, value, node):
+        if type(value) is Tracer:
+            raise self._unsupported(node, "a condition on a tensor value "
+                                    "(graph control flow is not supported yet)")
+        return bool(value)
+
+    # -- statements: return None, or _Return from a 'return' ------------------------------
+    def visit_Expr(self, node):
+        self._visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Return(self, node):
+        return _Return(None if node.value is None else self._visit(node.value))
+
+    def visit_If(self, node):
+        return self._block(node.body if self._truth(self._visit(node.test), node.test) else node.orelse)
+
+    def visit_Assign(self, node):
+        value = self._visit(node.value)
+        for target in node.targets:
+            self._assign(target, value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self._assign(node.target, self._visit(node.value))
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self._unsupported(node.target, _describe(node.target))
+        current = self._load(node.target.id)
+        self._assign(node.target, self._binop(node.op, current, self._visit(node.value), node, inplace=True))
+
+    def _assign(self, target, value):
+        if isinstance(target, ast.Name):
+            self.frame.locals[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if type(value) is Tracer:
+                raise self._unsupported(target, "unpacking a tensor")
+            values, elts = list(value), target.elts
+            star = next((i for i, t in enumerate(elts) if isinstance(t, ast.Starred)), None)
+            if star is None and len(values) != len(elts):
+                raise ValueError(f"{'too many' if len(values) > len(elts) else 'not enough'} values to "
+                                 f"unpack (expected {len(elts)}, got {len(values)})")
+            if star is not None:
+                after = len(elts) - star - 1
+                if len(values) < len(elts) - 1:
+                    raise ValueError(f"not enough values to unpack (expected at least {len(elts) - 1}, "
+                                     f"got {len(values)})")
+                values = values[:star] + [values[star:len(values) - after]] + values[len(values) - after:]
+                elts = elts[:star] + [elts[star].value] + elts[star + 1:]
+            for t, v in zip(elts, values):
+                self._assign(t, v)
+        else:
+            raise self._unsupported(target, _describe(target))
+
+    # -- expressions ----------------------------------------------------------------------
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        return self._load(node.id)
+
+    def _load(self, name):
+        """Python's lookup order: locals, closure, globals, builtins."""
+        frame = self.frame
+        if name in frame.locals:
+            return frame.locals[name]
+        if name in frame.local_names:
+            raise UnboundLocalError(f"local variable {name!r} referenced before assignment")
+        code = frame.fn.__code__
+        if name in code.co_freevars:
+            try:
+                return frame.fn.__closure__[code.co_freevars.index(name)].cell_contents
+            except ValueError:
+                raise NameError(f"free variable {name!r} referenced before assignment") from None
+        if name in frame.fn.__globals__:
+            return frame.fn.__globals__[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise NameError(f"name {name!r} is not defined")
+
+    def visit_Attribute(self, node):
+        value = self._visit(node.value)
+        if type(value) is Tracer and (node.attr.startswith("_") or not hasattr(Tensor, node.attr)
+                                      or not hasattr(Tracer, node.attr)):
+            raise self._unsupported(node, f"attribute '{node.attr}' of a tensor under capture")
+        return getattr(value, node.attr)
+
+    def visit_Subscript(self, node):
+        value, index = self._visit(node.value), self._visit(node.slice)
+        if type(value) is Tracer or contains_tracer(index):
+            raise self._unsupported(node, "indexing with or into a tensor")
+        return value[index]
+
+    def visit_Slice(self, node):
+        return slice(*(None if x is None else self._visit(x) for x in (node.lower, node.upper, node.step)))
+
+    def visit_Tuple(self, node):
+        return tuple(self._elements(node.elts))
+
+    def visit_List(self, node):
+        return self._elements(node.elts)
+
+    def visit_Set(self, node):
+        return set(self._elements(node.elts))
+
+    def visit_Dict(self, node):
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self._visit(v))
+            else:
+                out[self._visit(k)] = self._visit(v)
+        return out
+
+    def _elements(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                value = self._visit(e.value)
+                if type(value) is Tracer:
+                    raise self._unsupported(e, "unpacking a tensor")
+                out.extend(value)
+            else:
+                out.append(self._visit(e))
+        return out
+
+    def visit_BinOp(self, node):
+        return self._binop(node.op, self._visit(node.left), self._visit(node.right), node)
+
+    def _binop(self, op, left, right, node, inplace=False):
+        symbol, fn = _BINOPS[type(op)]
+        if (type(left) is Tracer or type(right) is Tracer) and not isinstance(op, _TENSOR_BINOPS):
+            raise self._unsupported(node, f"operator '{symbol}' on a tensor")
+        if inplace:  # x += y mutates a Python list in place, as Python does
+            fn = getattr(operator, "i" + fn.__name__.rstrip("_"))
+        return fn(left, right)
+
+    def visit_UnaryOp(self, node):
+        symbol, fn = _UNARYOPS[type(node.op)]
+        value = self._visit(node.operand)
+        if type(value) is Tracer and not isinstance(node.op, ast.USub):
+            raise self._unsupported(node, f"operator '{symbol}' on a tensor")
+        return fn(value)
+
+    def visit_Compare(self, node):
+        left, result = self._visit(node.left), True
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self._visit(comparator)
+            if (type(left) is Tracer or type(right) is Tracer) and not isinstance(op, (ast.Is, ast.IsNot)):
+                raise self._unsupported(node, "comparison of tensors")  # (identity tests are fine)
+            result = _CMPOPS[type(op)](left, right)
+            if not result:
+                return result
+            left = right
+        return result
+
+    def visit_BoolOp(self, node):
+        is_and = isinstance(node.op, ast.And)
+        for operand in node.values[:-1]:
+            value = self._visit(operand)
+            if self._truth(value, operand) != is_and:
+                return value
+        return self._visit(node.values[-1])
+
+    def visit_IfExp(self, node):
+        return self._visit(node.body if self._truth(self._visit(node.test), node.test) else node.orelse)
+
+    def visit_Call(self, node):
+        func = self._visit(node.func)
+        args = self._elements(node.args)
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self._visit(kw.value))
+            else:
+                kwargs[kw.arg] = self._visit(kw.value)
+        return self._call(func, args, kwargs, node)
+
+    def _call(self, func, args, kwargs, node):
+        """Op functions, primitives and tensor methods record nodes; pure Python runs now;
+        user functions are inlined; anything else is unsupported."""
+        if not callable(func):
+            raise TypeError(f"'{type(func).__name__}' object is not callable")
+        if hasattr(func, "_msjit_source_fn"):  # another @jit function: inline its source
+            return self.call(func, args, kwargs)
+        if _in(func, _OP_FUNCTIONS) or isinstance(func, Primitive) or (
+                inspect.ismethod(func) and type(func.__self__) is Tracer):
+            return func(*args, **kwargs)
+        if func is isinstance and len(args) == 2 and type(args[0]) is Tracer:
+            return issubclass(Tensor, args[1])  # a tensor under capture is a Tensor to user code
+        has_tracer = contains_tracer(args) or contains_tracer(kwargs)
+        if _is_constant_callable(func) and (not has_tracer or _in(func, _STRUCTURAL)):
+            return func(*args, **kwargs)
+        target = func.__func__ if inspect.ismethod(func) else func
+        library = (getattr(target, "__module__", None) or "").split(".")[0] in _CONSTANT_MODULES
+        if inspect.isfunction(target) and not library:
+            return self.call(func, args, kwargs)
+        suffix = " with a tensor argument (only msjit ops can be captured)" if has_tracer else ""
+        raise self._unsupported(node, f"call to {_callable_name(func)}{suffix}")

@@ -1,0 +1,209 @@
+"""Values under capture (Tracer), the graph they build (GraphBuilder -> Graph), and Captured.
+
+A Tracer carries only an abstract value and a name in the graph; nothing here executes.
+Node names come from a counter and locations from the user's source, so capturing the same
+function with the same argument signature gives the same Graph every time.
+"""
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from ..mixin import TensorMixin
+from ..ops.prims import Constant
+from ..tensor import Tensor
+from .abstract import ShapedArray
+
+OUT, ARG, CONST = "out", "arg", "const"  # kinds of returned leaves, see Captured
+
+
+class Tracer(TensorMixin):
+    """A tensor value under capture: an abstract value plus its name in the builder's graph."""
+
+    __slots__ = ("builder", "name", "aval")
+
+    def __init__(self, builder, name, aval):
+        self.builder, self.name, self.aval = builder, name, aval
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    def __repr__(self):
+        return f"Tracer({self.name}: {self.aval})"
+
+    def _concrete(self, what):
+        file, line = self.builder.current_location() or ("<unknown>", 0)
+        raise UnsupportedSyntaxError(file, line, f"{what} of a tensor under capture "
+                                     "(its value is only known when the compiled function runs)")
+
+    def __bool__(self):
+        self._concrete("the truth value")
+
+    def __float__(self):
+        self._concrete("float()")
+
+    def __int__(self):
+        self._concrete("int()")
+
+    def __index__(self):
+        self._concrete("use as an index")
+
+    def __len__(self):
+        self._concrete("len()")
+
+    def __iter__(self):
+        self._concrete("iteration")
+
+    def __array__(self, dtype=None):
+        self._concrete("conversion to a numpy array")
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str                   # unique; also the name of its single output
+    op_type: str
+    inputs: tuple
+    attrs: dict
+    location: Optional[tuple]   # (file, line) of the user's expression
+    aval: ShapedArray
+
+
+@dataclass(frozen=True)
+class Graph:
+    name: str
+    inputs: tuple               # ((name, ShapedArray), ...) in argument order
+    nodes: tuple
+    outputs: tuple              # ((name, ShapedArray), ...) in return order, no duplicates
+
+    def node(self, name):
+        return next((n for n in self.nodes if n.name == name), None)
+
+    def as_text(self):
+        """A readable listing, one node per line with its source location."""
+        sig = ", ".join(f"{n}: {a}" for n, a in self.inputs)
+        lines = [f"graph {self.name}({sig}) {{"]
+        for n in self.nodes:
+            attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(n.attrs.items()))
+            loc = f"  # {n.location[0]}:{n.location[1]}" if n.location else ""
+            lines.append(f"  {n.name}: {n.aval} = {n.op_type}({', '.join(n.inputs)})"
+                         f"{' {' + attrs + '}' if attrs else ''}{loc}")
+        lines.append(f"  return {', '.join(n for n, _ in self.outputs)}")
+        return "\n".join(lines + ["}"])
+
+
+def _attr_text(v):
+    return np.array2string(v, separator=",") if isinstance(v, np.ndarray) else repr(v)
+
+
+@dataclass(frozen=True)
+class Captured:
+    """A captured function: its graph plus how to rebuild the Python return value.
+
+    ``leaves`` are the flattened return values, each ``(OUT, i)`` (i-th graph output),
+    ``(ARG, j)`` (the j-th call argument, returned unchanged) or ``(CONST, value)``.
+    ``tree`` is their structure (see ``unflatten``); ``tensor_args`` are the positions of the
+    call arguments that are graph inputs, in graph input order.
+    """
+    graph: Graph
+    tree: Any
+    leaves: tuple
+    tensor_args: tuple
+
+
+def contains_tracer(v):
+    if type(v) is Tracer:
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(contains_tracer(x) for x in v)
+    if isinstance(v, dict):
+        return any(contains_tracer(x) for x in v.values())
+    return False
+
+
+def flatten(v, leaves):
+    """Append the leaves of ``v`` (through tuples, lists and dicts) and return its structure."""
+    if type(v) in (tuple, list):
+        return (type(v), tuple(flatten(x, leaves) for x in v))
+    if type(v) is dict:
+        return (dict, tuple(v), tuple(flatten(x, leaves) for x in v.values()))
+    leaves.append(v)
+    return None
+
+
+def unflatten(tree, leaves):
+    """Inverse of ``flatten`` over an iterator of leaves."""
+    if tree is None:
+        return next(leaves)
+    if tree[0] is dict:
+        return dict(zip(tree[1], (unflatten(t, leaves) for t in tree[2])))
+    return tree[0](unflatten(t, leaves) for t in tree[1])
+
+
+class GraphBuilder:
+    """Collects nodes while a function is captured. ``location`` is set by the capture mode."""
+
+    def __init__(self, name):
+        self.name = name
+        self.inputs = []            # (name, aval, argument position)
+        self.nodes = []
+        self.location = None
+
+    def current_location(self):
+        return self.location
+
+    def bind_args(self, args):
+        """Tensor arguments become graph inputs (Tracers named argN); the rest stay constants."""
+        out = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                t = Tracer(self, f"arg{i}", ShapedArray.of(a._array))
+                self.inputs.append((t.name, t.aval, i))
+                a = t
+            out.append(a)
+        return out
+
+    def add(self, prim, operands, attrs):
+        """Record ``prim`` applied to ``operands``; constants become Constant nodes."""
+        ins = [self.lift(x) for x in operands]
+        aval = prim.abstract(*(t.aval for t in ins), **attrs)
+        name = f"{prim.name}_{len(self.nodes)}"
+        self.nodes.append(Node(name, prim.name, tuple(t.name for t in ins), attrs,
+                               self.current_location(), aval))
+        return Tracer(self, name, aval)
+
+    def lift(self, x):
+        if type(x) is Tracer:
+            if x.builder is not self:
+                raise ValueError(f"{x!r} belongs to another capture (a tensor under capture "
+                                 "escaped its function, e.g. through a global)")
+            return x
+        value = x._array if isinstance(x, Tensor) else x
+        return self.add(Constant, (), {"value": np.asarray(value, order="C")})
+
+    def finish(self, result):
+        """Close the graph over the function's return value."""
+        leaves = []
+        tree = flatten(result, leaves)
+        arg_pos = {name: pos for name, _, pos in self.inputs}
+        outputs, index, kinds = [], {}, []
+        for v in leaves:
+            if type(v) is not Tracer:
+                if contains_tracer(v):
+                    raise TypeError(f"jit: cannot return a {type(v).__name__} containing tensors")
+                kinds.append((CONST, v))
+            elif self.lift(v).name in arg_pos:  # lift: raises for a tracer of another capture
+                kinds.append((ARG, arg_pos[v.name]))
+            else:
+                if v.name not in index:
+                    index[v.name] = len(outputs)
+                    outputs.append((v.name, v.aval))
+                kinds.append((OUT, index[v.name]))
+        graph = Graph(self.name, tuple((n, a) for n, a, _ in self.inputs), tuple(self.nodes),
+                      tuple(outputs))
+        return Captured(graph, tree, tuple(kinds), tuple(p for _, _, p in self.inputs))
