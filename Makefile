@@ -8,7 +8,7 @@ APT_PACKAGES := bazel-bootstrap libgrpc++-dev protobuf-compiler-grpc libprotobuf
 	libmlir-16-dev mlir-16-tools llvm-16-dev libspdlog-dev catch2 python3-dev python3-grpcio \
 	python3-protobuf python3-numpy python3-pytest libopenblas0-openmp gcc g++ make
 TARGETS   := //server:msjitd //client_cpp:msjitctl //client_py:_msjit_rt.so //proto:py_gen \
-	//runtime:libmsjit_runtime.so //tests/cpp:all
+	//runtime:libmsjit_runtime.so //tools:mindir-opt //tests/cpp:all
 
 .PHONY: all deps build stage install demo test clean
 
