@@ -56,6 +56,15 @@ LogicalResult expectOperands(std::optional<Location> loc, StringRef op, ValueRan
   return success();
 }
 
+// The attribute `name` of type AttrT, or a diagnostic naming it and its `kind`.
+template <typename AttrT>
+FailureOr<AttrT> requireAttr(std::optional<Location> loc, StringRef op, DictionaryAttr attrs,
+                             StringRef name, StringRef kind) {
+  auto attr = attrs ? attrs.get(name).dyn_cast_or_null<AttrT>() : nullptr;
+  if (!attr) return emitOptionalError(loc, op, " requires attribute '", name, "' (", kind, ")");
+  return attr;
+}
+
 LogicalResult checkFloat(std::optional<Location> loc, StringRef op, Type elem) {
   if (!elem.isa<FloatType>())
     return emitOptionalError(loc, op, " requires a floating-point dtype, got ", typeStr(elem));
@@ -113,14 +122,14 @@ LogicalResult mlir::mindir::inferReduce(std::optional<Location> loc, StringRef o
   if (failed(expectOperands(loc, op, operands, 1))) return failure();
   auto t = tensorOperand(operands[0]);
   if (floatOnly && failed(checkFloat(loc, op, t.getElementType()))) return failure();
-  auto axesAttr = attrs ? attrs.get("axes").dyn_cast_or_null<DenseI64ArrayAttr>() : nullptr;
-  auto keepAttr = attrs ? attrs.get("keep_dims").dyn_cast_or_null<BoolAttr>() : nullptr;
-  if (!axesAttr || !keepAttr)
-    return emitOptionalError(loc, op, " requires attributes 'axes' (ints) and 'keep_dims' (bool)");
+  auto axesAttr = requireAttr<DenseI64ArrayAttr>(loc, op, attrs, "axes", "ints");
+  if (failed(axesAttr)) return failure();
+  auto keepAttr = requireAttr<BoolAttr>(loc, op, attrs, "keep_dims", "bool");
+  if (failed(keepAttr)) return failure();
   int64_t rank = t.getRank();
-  SmallVector<bool> reduced(rank, axesAttr.empty());
+  SmallVector<bool> reduced(rank, axesAttr->empty());
   int64_t prev = -1;
-  for (int64_t axis : axesAttr.asArrayRef()) {
+  for (int64_t axis : axesAttr->asArrayRef()) {
     if (axis < 0 || axis >= rank || axis <= prev)
       return emitOptionalError(loc, op, " axes must be sorted, unique and in [0, ", rank,
                                "), got axis ", axis);
@@ -130,7 +139,7 @@ LogicalResult mlir::mindir::inferReduce(std::optional<Location> loc, StringRef o
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     if (!reduced[i]) shape.push_back(t.getDimSize(i));
-    else if (keepAttr.getValue()) shape.push_back(1);
+    else if (keepAttr->getValue()) shape.push_back(1);
   }
   types.push_back(RankedTensorType::get(shape, t.getElementType()));
   return success();
@@ -165,17 +174,18 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   StringRef op = getOperationName();
   if (failed(expectOperands(loc, op, operands, 1))) return failure();
   auto t = tensorOperand(operands[0]);
-  auto shapeAttr = attrs ? attrs.get("shape").dyn_cast_or_null<DenseI64ArrayAttr>() : nullptr;
-  if (!shapeAttr) return emitOptionalError(loc, op, " requires attribute 'shape' (ints)");
+  auto shapeAttr = requireAttr<DenseI64ArrayAttr>(loc, op, attrs, "shape", "ints");
+  if (failed(shapeAttr)) return failure();
+  ArrayRef<int64_t> target = shapeAttr->asArrayRef();
   int64_t count = 1;
-  for (int64_t d : shapeAttr.asArrayRef()) {
+  for (int64_t d : target) {
     if (d < 0) return emitOptionalError(loc, op, " shape dims must be >= 0, got ", d);
     count *= d;
   }
   if (count != t.getNumElements())
     return emitOptionalError(loc, op, " cannot reshape ", shapeStr(t.getShape()), " to ",
-                             shapeStr(shapeAttr.asArrayRef()));
-  types.push_back(RankedTensorType::get(shapeAttr.asArrayRef(), t.getElementType()));
+                             shapeStr(target));
+  types.push_back(RankedTensorType::get(target, t.getElementType()));
   return success();
 }
 
@@ -185,9 +195,9 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   StringRef op = getOperationName();
   if (failed(expectOperands(loc, op, operands, 1))) return failure();
   auto t = tensorOperand(operands[0]);
-  auto permAttr = attrs ? attrs.get("perm").dyn_cast_or_null<DenseI64ArrayAttr>() : nullptr;
-  if (!permAttr) return emitOptionalError(loc, op, " requires attribute 'perm' (ints)");
-  auto perm = permAttr.asArrayRef();
+  auto permAttr = requireAttr<DenseI64ArrayAttr>(loc, op, attrs, "perm", "ints");
+  if (failed(permAttr)) return failure();
+  ArrayRef<int64_t> perm = permAttr->asArrayRef();
   SmallVector<bool> seen(t.getRank(), false);
   if (static_cast<int64_t>(perm.size()) != t.getRank())
     return emitOptionalError(loc, op, " perm has ", perm.size(), " entries for rank ",
@@ -209,9 +219,9 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                                        SmallVectorImpl<Type> &types) {
   StringRef op = getOperationName();
   if (failed(expectOperands(loc, op, operands, 1))) return failure();
-  auto toAttr = attrs ? attrs.get("to").dyn_cast_or_null<TypeAttr>() : nullptr;
-  if (!toAttr) return emitOptionalError(loc, op, " requires attribute 'to' (dtype)");
-  types.push_back(RankedTensorType::get(tensorOperand(operands[0]).getShape(), toAttr.getValue()));
+  auto toAttr = requireAttr<TypeAttr>(loc, op, attrs, "to", "dtype");
+  if (failed(toAttr)) return failure();
+  types.push_back(RankedTensorType::get(tensorOperand(operands[0]).getShape(), toAttr->getValue()));
   return success();
 }
 
@@ -220,9 +230,9 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location
                                            RegionRange, SmallVectorImpl<Type> &types) {
   StringRef op = getOperationName();
   if (!operands.empty()) return emitOptionalError(loc, op, " takes no inputs");
-  auto value = attrs ? attrs.get("value").dyn_cast_or_null<ElementsAttr>() : nullptr;
-  if (!value) return emitOptionalError(loc, op, " requires attribute 'value' (tensor)");
-  types.push_back(value.getType());
+  auto value = requireAttr<ElementsAttr>(loc, op, attrs, "value", "tensor");
+  if (failed(value)) return failure();
+  types.push_back(value->getType());
   return success();
 }
 

@@ -15,6 +15,8 @@ from msjit import Tensor, jit, ops  # noqa: E402
 from msjit import dtype as D  # noqa: E402
 
 from test_jit_e2e import private_daemon  # noqa: E402,F401  (module-scoped real daemon)
+from test_jit_e2e import (j_add, j_div, j_exp, j_log, j_matmul, j_maximum, j_minimum, j_mul,  # noqa: E402
+                          j_neg, j_relu, j_sigmoid, j_sqrt, j_sub, j_tanh)
 
 LEVELS = ["O0", "O1"]
 CASES_PER_OP = 4
@@ -60,38 +62,22 @@ def run_case(fn, numpy_fn, arrays, dt, level):
     check(jitted, eager.asnumpy(), dt)
 
 
-def f_add(x, y): return x + y  # noqa: E704
-def f_sub(x, y): return ops.sub(x, y)  # noqa: E704
-def f_mul(x, y): return x * y  # noqa: E704
-def f_div(x, y): return x / y  # noqa: E704
-def f_maximum(x, y): return ops.maximum(x, y)  # noqa: E704
-def f_minimum(x, y): return ops.minimum(x, y)  # noqa: E704
-def f_neg(x): return -x  # noqa: E704
-def f_relu(x): return ops.relu(x)  # noqa: E704
-def f_exp(x): return ops.exp(x)  # noqa: E704
-def f_log(x): return ops.log(x)  # noqa: E704
-def f_sqrt(x): return ops.sqrt(x)  # noqa: E704
-def f_sigmoid(x): return ops.sigmoid(x)  # noqa: E704
-def f_tanh(x): return ops.tanh(x)  # noqa: E704
-def f_matmul(x, y): return ops.matmul(x, y)  # noqa: E704
-
-
 BINARY = {  # name: (function, numpy reference, positive inputs)
-    "add": (f_add, np.add, False),
-    "sub": (f_sub, np.subtract, False),
-    "mul": (f_mul, np.multiply, False),
-    "div": (f_div, np.true_divide, True),
-    "maximum": (f_maximum, np.maximum, False),
-    "minimum": (f_minimum, np.minimum, False),
+    "add": (j_add, np.add, False),
+    "sub": (j_sub, np.subtract, False),
+    "mul": (j_mul, np.multiply, False),
+    "div": (j_div, np.true_divide, True),
+    "maximum": (j_maximum, np.maximum, False),
+    "minimum": (j_minimum, np.minimum, False),
 }
 UNARY = {  # name: (function, numpy reference, positive inputs, integers allowed)
-    "neg": (f_neg, np.negative, False, True),
-    "relu": (f_relu, lambda a: np.maximum(a, 0).astype(a.dtype), False, True),
-    "exp": (f_exp, np.exp, False, False),
-    "log": (f_log, np.log, True, False),
-    "sqrt": (f_sqrt, np.sqrt, True, False),
-    "sigmoid": (f_sigmoid, lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype), False, False),
-    "tanh": (f_tanh, np.tanh, False, False),
+    "neg": (j_neg, np.negative, False, True),
+    "relu": (j_relu, lambda a: np.maximum(a, 0).astype(a.dtype), False, True),
+    "exp": (j_exp, np.exp, False, False),
+    "log": (j_log, np.log, True, False),
+    "sqrt": (j_sqrt, np.sqrt, True, False),
+    "sigmoid": (j_sigmoid, lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype), False, False),
+    "tanh": (j_tanh, np.tanh, False, False),
 }
 
 
@@ -129,7 +115,7 @@ def test_matmul_random_dims(level):
         batch = random_shape(rng, max_rank=2)
         m, k, n = (int(v) for v in rng.integers(1, 9, 3))
         arrays = [values(rng, batch + (m, k), D.float32), values(rng, batch + (k, n), D.float32)]
-        run_case(f_matmul, np.matmul, arrays, D.float32, level)
+        run_case(j_matmul, np.matmul, arrays, D.float32, level)
 
 
 @pytest.mark.parametrize("level", LEVELS)
