@@ -94,19 +94,17 @@ CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions
                           {"llvm", buildLLVMPipeline}};
   int n = 1;
   for (const Stage &stage : stages) {
-    std::string input = dump ? print(*module) : "";
     mlir::PassManager pm(&ctx, mlir::ModuleOp::getOperationName());
     stage.build(pm, pipeline);
+    std::string repro;
+    if (!options.reproDir.empty()) {
+      repro = options.reproDir + "/" + options.dumpName + "." + stage.name + ".repro.mlir";
+      pm.enableCrashReproducerGeneration(repro);
+    }
     if (mlir::failed(pm.run(*module))) {
       result.error = std::string("internal compiler error in stage '") + stage.name + "': " +
                      (diagnostics.empty() ? "pass failed" : diagnostics.front());
-      if (dump) {
-        std::string repro = dumpPath(n, std::string(stage.name) + "-repro", ".mlir");
-        writeFile(repro, input);
-        std::string pipeline = std::string("msjit-") + stage.name +
-                               (std::string(stage.name) == "linalg" ? "-" + options.jitLevel : "");
-        result.error += " (repro: mindir-opt --" + pipeline + " " + repro + ")";
-      }
+      if (!repro.empty()) result.error += " (repro: mindir-opt --run-reproducer " + repro + ")";
       return result;
     }
     if (dump) writeFile(dumpPath(n, stage.name, ".mlir"), print(*module));

@@ -12,10 +12,12 @@ namespace msjit::passes {
 struct CompileOptions {
   std::string jitLevel = "O0";
   // When set, the IR after each stage is written to <dumpDir>/<dumpName>.<n>-<stage>.mlir
-  // (and the final LLVM IR to .ll); on an internal failure the failing stage's
-  // input is kept there as a repro.
+  // (and the final LLVM IR to .ll).
   std::string dumpDir;
   std::string dumpName = "module";
+  // When set, a pass failure leaves <reproDir>/<dumpName>.<stage>.repro.mlir, an
+  // MLIR crash reproducer: `mindir-opt --run-reproducer FILE` reruns it.
+  std::string reproDir;
 };
 
 enum class CompileStatus { kOk, kInvalidInput, kInternal };

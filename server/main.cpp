@@ -75,11 +75,11 @@ int main(int argc, char **argv) {
     spdlog::critical("cannot use cache directory {}", config.cache_dir);
     return 1;
   }
-  if (!config.dump_ir.empty()) {
+  for (const std::string &dir : {config.dump_ir, cache.dir() + "/repro"}) {
     std::error_code ec;
-    std::filesystem::create_directories(config.dump_ir, ec);
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     if (ec) {
-      spdlog::critical("cannot create --dump-ir directory {}: {}", config.dump_ir, ec.message());
+      spdlog::critical("cannot create directory {}: {}", dir, ec.message());
       return 1;
     }
   }

@@ -97,6 +97,7 @@ MsjitService::Outcome MsjitService::compileMiss(const std::string &key, const rp
   options.jitLevel = request.options().jit_level();
   options.dumpDir = config_.dump_ir;
   options.dumpName = key.substr(0, 16);
+  options.reproDir = cache_.dir() + "/repro";
   passes::CompileResult result = passes::compileModel(request.model(), options);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!result.ok()) {

@@ -13,6 +13,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "passes/Pipelines.h"
@@ -26,7 +30,11 @@ int main(int argc, char **argv) {
                   mlir::tensor::TensorDialect>();
   msjit::passes::registerPipelineDependencies(registry);
   msjit::passes::registerPipelines();
-  mlir::registerCanonicalizerPass();
-  mlir::registerCSEPass();
+  // Every pass the pipelines use, so crash reproducers (--run-reproducer) replay.
+  mlir::registerTransformsPasses();
+  mlir::registerConversionPasses();
+  mlir::registerLinalgPasses();
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::memref::registerMemRefPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "msjit optimizer driver\n", registry));
 }
