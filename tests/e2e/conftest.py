@@ -54,7 +54,9 @@ class Daemon:
     def start(self):
         self.proc = subprocess.Popen(
             [msjitd_binary(), "--listen", self.address, "--cache-dir", self.cache_dir,
-             "--log-file", self.log, *self.extra], stdin=subprocess.DEVNULL)
+             "--log-file", self.log, *self.extra],
+            # Never the test runner's stdout: a daemon left behind would hold CI's pipe open.
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_healthy(self.address)
         return self
 
