@@ -45,39 +45,3 @@ def evaluate(model, arrays):
         env[node.output[0]] = np.asarray(prim.impl(*ins, **attrs), aval.dtype.np)
     return [env[o.name] for o in g.output]
 
-
-class Executable:
-    """Stands in for ``_msjit_rt.Executable`` where the fake daemon's artifact is the model itself."""
-
-    def __init__(self, path):
-        from msjit.proto import mindir_pb2
-        with open(path, "rb") as f:
-            self.model = mindir_pb2.ModelProto.FromString(f.read())
-        self.inputs = tuple((BY_PROTO[v.dtype].np, tuple(v.dims)) for v in self.model.graph.input)
-        self.outputs = tuple((BY_PROTO[v.dtype].np, tuple(v.dims)) for v in self.model.graph.output)
-
-    def run(self, arrays):
-        for a, (dt, shape) in zip(arrays, self.inputs):
-            if a.dtype != dt or a.shape != shape:
-                raise ValueError(f"expected {dt}{shape}, got {a.dtype}{a.shape}")
-        return tuple(evaluate(self.model, list(arrays)))
-
-
-class FastCall:
-    """The semantics of ``_msjit_rt.FastCall`` in Python: None unless every argument is exactly
-    a Tensor of the compiled dtype and shape."""
-
-    def __init__(self, exe, tensor_type, single):
-        self.exe, self.tensor_type, self.single = exe, tensor_type, single
-        self.calls = 0
-
-    def __call__(self, args):
-        if len(args) != len(self.exe.inputs):
-            return None
-        for a, (dt, shape) in zip(args, self.exe.inputs):
-            if (type(a) is not self.tensor_type or a._array.dtype != dt or a._array.shape != shape
-                    or not a._array.flags.c_contiguous):
-                return None
-        self.calls += 1
-        outs = [self.tensor_type._wrap(o) for o in self.exe.run([a._array for a in args])]
-        return outs[0] if self.single else tuple(outs)
