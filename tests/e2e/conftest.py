@@ -1,7 +1,6 @@
 """Fixtures that run real msjitd processes (no fakes): each test gets its own
 socket and cache directory, and every daemon is stopped with SIGTERM."""
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -10,18 +9,12 @@ import time
 import grpc
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "client_py"))
+TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path[:0] = [os.path.join(os.path.dirname(TESTS), "client_py"), TESTS]
+
+from support import msjitd_binary  # noqa: E402
 
 from msjit.proto import health_pb2, health_pb2_grpc, msjit_pb2_grpc  # noqa: E402
-
-
-def msjitd_binary():
-    for candidate in (os.environ.get("MSJITD_BIN"), os.path.join(ROOT, "bazel-bin/server/msjitd"),
-                      shutil.which("msjitd")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    pytest.fail("msjitd is not built: run `make build`")
 
 
 def wait_healthy(address, timeout=15.0):

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import ROOT
+from support import ROOT
 
 CLIENT = r"""
 import sys

@@ -146,7 +146,7 @@ def test_sigterm_shuts_down_cleanly(daemon):
 
 def test_a_second_daemon_on_a_live_socket_refuses_to_start(daemon, make_daemon):
     import subprocess
-    from conftest import msjitd_binary
+    from support import msjitd_binary
     proc = subprocess.run([msjitd_binary(), "--listen", daemon.address, "--cache-dir", daemon.cache_dir],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1
@@ -156,7 +156,7 @@ def test_a_second_daemon_on_a_live_socket_refuses_to_start(daemon, make_daemon):
 
 def test_bad_flags_exit_2_naming_the_flag():
     import subprocess
-    from conftest import msjitd_binary
+    from support import msjitd_binary
     proc = subprocess.run([msjitd_binary(), "--listen", "unix:///tmp/x.sock", "--cache-dir", "/tmp/x", "--jobs", "0"],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and "--jobs must be > 0" in proc.stderr

@@ -12,10 +12,10 @@ import time
 import numpy as np
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CLIENT_PY = os.path.join(ROOT, "client_py")
-if CLIENT_PY not in sys.path:
-    sys.path.insert(0, CLIENT_PY)
+TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path[:0] = [p for p in (os.path.join(os.path.dirname(TESTS), "client_py"), TESTS) if p not in sys.path]
+
+from support import msjitd_binary  # noqa: E402
 
 
 @pytest.fixture
@@ -31,14 +31,6 @@ def no_daemon(monkeypatch):
     rpc.reset_client()
     yield
     rpc.reset_client()
-
-
-def msjitd_binary():
-    for candidate in (os.environ.get("MSJITD_BIN"), os.path.join(ROOT, "bazel-bin/server/msjitd"),
-                      shutil.which("msjitd")):
-        if candidate and os.access(candidate, os.X_OK):
-            return os.path.abspath(candidate)
-    pytest.fail("msjitd is not built: run `make build` or set MSJITD_BIN")
 
 
 class DaemonHome:
@@ -103,9 +95,7 @@ class DaemonHome:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-@pytest.fixture
-def daemon_home():
-    """A fresh MSJIT_HOME for one test (its daemon is started on first use)."""
+def _daemon_home():
     from msjit import rpc
     with pytest.MonkeyPatch.context() as mp:
         home = DaemonHome(mp)
@@ -114,16 +104,15 @@ def daemon_home():
             yield home
         finally:
             home.stop()
+
+
+@pytest.fixture
+def daemon_home():
+    """A fresh MSJIT_HOME for one test (its daemon is started on first use)."""
+    yield from _daemon_home()
 
 
 @pytest.fixture(scope="module")
 def module_daemon_home():
     """One MSJIT_HOME, and so one daemon, shared by the tests of a module."""
-    from msjit import rpc
-    with pytest.MonkeyPatch.context() as mp:
-        home = DaemonHome(mp)
-        rpc.reset_client()
-        try:
-            yield home
-        finally:
-            home.stop()
+    yield from _daemon_home()

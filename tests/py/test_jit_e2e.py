@@ -14,22 +14,12 @@ import msjit  # noqa: E402
 from msjit import Tensor, jit, ops, rpc, serialize  # noqa: E402
 from msjit import dtype as D  # noqa: E402
 from msjit.capture.ast import capture_ast  # noqa: E402
+from support import msjitd_binary  # noqa: E402
 
 HERE = os.path.abspath(__file__)
 LEVELS = ["O0", "O1"]
 TOL = {D.float16: dict(rtol=2e-3, atol=2e-3), D.float32: dict(rtol=1e-5, atol=1e-5),
        D.float64: dict(rtol=1e-12, atol=1e-12), D.int32: dict(rtol=0, atol=0), D.int64: dict(rtol=0, atol=0)}
-
-
-ROOT = os.path.abspath(os.path.join(os.path.dirname(HERE), "..", ".."))
-
-
-def msjitd_binary():
-    for candidate in (os.environ.get("MSJITD_BIN"), os.path.join(ROOT, "bazel-bin/server/msjitd"),
-                      shutil.which("msjitd")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    pytest.fail("msjitd is not built: run `make build` or set MSJITD_BIN")
 
 
 @pytest.fixture(scope="module", autouse=True)

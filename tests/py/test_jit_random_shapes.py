@@ -14,6 +14,7 @@ pytest.importorskip("msjit._msjit_rt")
 from msjit import Tensor, jit, ops  # noqa: E402
 from msjit import dtype as D  # noqa: E402
 
+from test_eager_ops import make as values  # noqa: E402
 from test_jit_e2e import private_daemon  # noqa: E402,F401  (module-scoped real daemon)
 from test_jit_e2e import (j_add, j_div, j_exp, j_log, j_matmul, j_maximum, j_minimum, j_mul,  # noqa: E402
                           j_neg, j_relu, j_sigmoid, j_sqrt, j_sub, j_tanh)
@@ -34,14 +35,6 @@ def broadcast_partner(rng, shape):
     drop = rng.integers(0, len(shape) + 1) if shape else 0
     partner = partner[drop:]
     return tuple(partner), shape if rng.random() < 0.5 else tuple(partner)
-
-
-def values(rng, shape, dt, positive=False):
-    if dt.is_floating:
-        a = rng.uniform(0.3, 2.0, shape) if positive else rng.standard_normal(shape)
-    else:
-        a = rng.integers(1 if positive else -20, 20, shape)
-    return np.asarray(a, dt.np)
 
 
 def check(out, want, dt):

@@ -15,7 +15,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 class _TraceBuilder(GraphBuilder):
     def current_location(self):
         frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        # abspath: the package may be imported through a path such as "tests/../client_py".
+        while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
             frame = frame.f_back
         return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
