@@ -13,13 +13,20 @@
 
 namespace mlir::mindir {
 
+// The dtypes an elementwise op accepts; the *Compare kinds return bool.
+enum class ElementKind { Numeric, Float, Bool, AnyCompare, NumericCompare };
+
 // Type rules shared by op classes (declared in MindirOps.td). Each reports a
 // readable error at `loc` (the node's name and source line) and fails.
 LogicalResult inferBroadcastBinary(std::optional<Location> loc, StringRef op,
                                    ValueRange operands, SmallVectorImpl<Type> &types,
-                                   bool floatOnly);
+                                   ElementKind kind);
 LogicalResult inferUnary(std::optional<Location> loc, StringRef op, ValueRange operands,
-                         SmallVectorImpl<Type> &types, bool floatOnly);
+                         SmallVectorImpl<Type> &types, ElementKind kind);
+LogicalResult inferPool(std::optional<Location> loc, StringRef op, ValueRange operands,
+                        DictionaryAttr attrs, SmallVectorImpl<Type> &types);
+LogicalResult inferTriangle(std::optional<Location> loc, StringRef op, ValueRange operands,
+                            DictionaryAttr attrs, SmallVectorImpl<Type> &types);
 LogicalResult inferReduce(std::optional<Location> loc, StringRef op, ValueRange operands,
                           DictionaryAttr attrs, SmallVectorImpl<Type> &types,
                           bool floatOnly);

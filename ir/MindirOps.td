@@ -10,9 +10,9 @@
 
 include "MindirBase.td"
 
-// Binary elementwise with numpy broadcasting; operands must share a dtype
-// (the client inserts explicit Casts for promotion).
-class Mindir_BinaryOp<string mnemonic, string summaryText, bit floatOnly = 0>
+// Which dtypes an elementwise op takes, and what it returns (see ElementKind
+// in MindirOps.h): numeric, float, bool, any; compare/logical ops return bool.
+class Mindir_BinaryOp<string mnemonic, string summaryText, string kind = "Numeric">
     : Mindir_Op<mnemonic> {
   let summary = summaryText;
   let arguments = (ins Mindir_Tensor:$lhs, Mindir_Tensor:$rhs);
@@ -24,13 +24,13 @@ class Mindir_BinaryOp<string mnemonic, string summaryText, bit floatOnly = 0>
         ::mlir::ValueRange operands, ::mlir::DictionaryAttr, ::mlir::RegionRange,
         ::llvm::SmallVectorImpl<::mlir::Type> &types) {
       return inferBroadcastBinary(loc, getOperationName(), operands, types,
-                                  /*floatOnly=*/}] # !if(floatOnly, "true", "false") # [{);
+                                  ElementKind::}] # kind # [{);
     }
   }];
 }
 
 // Unary elementwise: the result has the operand's type.
-class Mindir_UnaryOp<string mnemonic, string summaryText, bit floatOnly = 0>
+class Mindir_UnaryOp<string mnemonic, string summaryText, string kind = "Numeric">
     : Mindir_Op<mnemonic> {
   let summary = summaryText;
   let arguments = (ins Mindir_Tensor:$operand);
@@ -41,8 +41,7 @@ class Mindir_UnaryOp<string mnemonic, string summaryText, bit floatOnly = 0>
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         ::mlir::ValueRange operands, ::mlir::DictionaryAttr, ::mlir::RegionRange,
         ::llvm::SmallVectorImpl<::mlir::Type> &types) {
-      return inferUnary(loc, getOperationName(), operands, types,
-                        /*floatOnly=*/}] # !if(floatOnly, "true", "false") # [{);
+      return inferUnary(loc, getOperationName(), operands, types, ElementKind::}] # kind # [{);
     }
   }];
 }
@@ -50,21 +49,48 @@ class Mindir_UnaryOp<string mnemonic, string summaryText, bit floatOnly = 0>
 def Mindir_AddOp : Mindir_BinaryOp<"Add", "elementwise x + y">;
 def Mindir_SubOp : Mindir_BinaryOp<"Sub", "elementwise x - y">;
 def Mindir_MulOp : Mindir_BinaryOp<"Mul", "elementwise x * y">;
-def Mindir_DivOp : Mindir_BinaryOp<"Div", "elementwise true division x / y", 1>;
+def Mindir_DivOp : Mindir_BinaryOp<"Div", "elementwise true division x / y", "Float">;
+def Mindir_PowOp : Mindir_BinaryOp<"Pow", "elementwise x ** y", "Float">;
 def Mindir_MaximumOp : Mindir_BinaryOp<"Maximum", "elementwise max(x, y)">;
 def Mindir_MinimumOp : Mindir_BinaryOp<"Minimum", "elementwise min(x, y)">;
+def Mindir_EqualOp : Mindir_BinaryOp<"Equal", "elementwise x == y", "AnyCompare">;
+def Mindir_NotEqualOp : Mindir_BinaryOp<"NotEqual", "elementwise x != y", "AnyCompare">;
+def Mindir_LessOp : Mindir_BinaryOp<"Less", "elementwise x < y", "NumericCompare">;
+def Mindir_LessEqualOp : Mindir_BinaryOp<"LessEqual", "elementwise x <= y", "NumericCompare">;
+def Mindir_GreaterOp : Mindir_BinaryOp<"Greater", "elementwise x > y", "NumericCompare">;
+def Mindir_GreaterEqualOp : Mindir_BinaryOp<"GreaterEqual", "elementwise x >= y", "NumericCompare">;
+def Mindir_LogicalAndOp : Mindir_BinaryOp<"LogicalAnd", "elementwise x and y", "Bool">;
+def Mindir_LogicalOrOp : Mindir_BinaryOp<"LogicalOr", "elementwise x or y", "Bool">;
 
 def Mindir_NegOp : Mindir_UnaryOp<"Neg", "elementwise -x">;
 def Mindir_ReLUOp : Mindir_UnaryOp<"ReLU", "elementwise max(x, 0)">;
-def Mindir_ExpOp : Mindir_UnaryOp<"Exp", "elementwise e^x", 1>;
-def Mindir_LogOp : Mindir_UnaryOp<"Log", "elementwise natural logarithm", 1>;
-def Mindir_SqrtOp : Mindir_UnaryOp<"Sqrt", "elementwise square root", 1>;
-def Mindir_SigmoidOp : Mindir_UnaryOp<"Sigmoid", "elementwise 1 / (1 + e^-x)", 1>;
-def Mindir_TanhOp : Mindir_UnaryOp<"Tanh", "elementwise hyperbolic tangent", 1>;
+def Mindir_AbsOp : Mindir_UnaryOp<"Abs", "elementwise |x|">;
+def Mindir_ExpOp : Mindir_UnaryOp<"Exp", "elementwise e^x", "Float">;
+def Mindir_LogOp : Mindir_UnaryOp<"Log", "elementwise natural logarithm", "Float">;
+def Mindir_SqrtOp : Mindir_UnaryOp<"Sqrt", "elementwise square root", "Float">;
+def Mindir_RsqrtOp : Mindir_UnaryOp<"Rsqrt", "elementwise 1 / sqrt(x)", "Float">;
+def Mindir_SigmoidOp : Mindir_UnaryOp<"Sigmoid", "elementwise 1 / (1 + e^-x)", "Float">;
+def Mindir_TanhOp : Mindir_UnaryOp<"Tanh", "elementwise hyperbolic tangent", "Float">;
+def Mindir_SinOp : Mindir_UnaryOp<"Sin", "elementwise sine", "Float">;
+def Mindir_CosOp : Mindir_UnaryOp<"Cos", "elementwise cosine", "Float">;
+def Mindir_ErfOp : Mindir_UnaryOp<"Erf", "elementwise error function", "Float">;
+def Mindir_LogicalNotOp : Mindir_UnaryOp<"LogicalNot", "elementwise not x", "Bool">;
+
+def Mindir_SelectOp : Mindir_Op<"Select"> {
+  let summary = "elementwise cond ? x : y, all three broadcast together";
+  let arguments = (ins Mindir_Tensor:$cond, Mindir_Tensor:$x, Mindir_Tensor:$y);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$cond `,` $x `,` $y attr-dict `:` functional-type(operands, results)";
+}
 
 def Mindir_MatMulOp : Mindir_Op<"MatMul"> {
   let summary = "matrix product over the last two dims; leading dims are batch dims";
-  let arguments = (ins Mindir_Tensor:$lhs, Mindir_Tensor:$rhs);
+  let description = [{
+    `transpose_a`/`transpose_b` swap the last two dims of that operand first.
+    Runs on the runtime's BLAS kernel (see VendorKernels).
+  }];
+  let arguments = (ins Mindir_Tensor:$lhs, Mindir_Tensor:$rhs,
+                       OptionalAttr<BoolAttr>:$transpose_a, OptionalAttr<BoolAttr>:$transpose_b);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
@@ -93,6 +119,41 @@ class Mindir_ReduceOp<string mnemonic, string summaryText, bit floatOnly>
 
 def Mindir_ReduceSumOp : Mindir_ReduceOp<"ReduceSum", "sum over axes", 0>;
 def Mindir_ReduceMeanOp : Mindir_ReduceOp<"ReduceMean", "mean over axes", 1>;
+def Mindir_ReduceMaxOp : Mindir_ReduceOp<"ReduceMax", "max over axes", 0>;
+def Mindir_ReduceMinOp : Mindir_ReduceOp<"ReduceMin", "min over axes", 0>;
+
+def Mindir_Conv2DOp : Mindir_Op<"Conv2D"> {
+  let summary = "2-D convolution, NCHW input, OIHW weight, explicit padding";
+  let description = [{
+    `pad` is [top, bottom, left, right]; `group` divides both channel counts.
+    Runs on the runtime's oneDNN kernel (see VendorKernels).
+  }];
+  let arguments = (ins Mindir_FloatTensor:$input, Mindir_FloatTensor:$weight,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$dilation,
+                       DenseI64ArrayAttr:$pad, I64Attr:$group);
+  let results = (outs Mindir_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $weight attr-dict `:` functional-type(operands, results)";
+}
+
+class Mindir_PoolOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins Mindir_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad,
+                       OptionalAttr<BoolAttr>:$count_include_pad);
+  let results = (outs Mindir_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attrs, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return inferPool(loc, getOperationName(), operands, attrs, types);
+    }
+  }];
+}
+
+def Mindir_MaxPoolOp : Mindir_PoolOp<"MaxPool", "2-D max pooling over NCHW">;
+def Mindir_AvgPoolOp : Mindir_PoolOp<"AvgPool", "2-D average pooling over NCHW">;
 
 def Mindir_ReshapeOp : Mindir_Op<"Reshape"> {
   let summary = "same elements, new static shape";
@@ -107,6 +168,60 @@ def Mindir_TransposeOp : Mindir_Op<"Transpose"> {
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
 }
+
+def Mindir_BroadcastToOp : Mindir_Op<"BroadcastTo"> {
+  let summary = "numpy broadcast of the operand to `shape`";
+  let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$shape);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+def Mindir_TileOp : Mindir_Op<"Tile"> {
+  let summary = "repeat the operand `multiples[i]` times along dim i";
+  let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$multiples);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+def Mindir_StridedSliceOp : Mindir_Op<"StridedSlice"> {
+  let summary = "operand[begin:end:strides] per dim (normalized, see proto/OPS.md)";
+  let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$begin,
+                       DenseI64ArrayAttr:$end, DenseI64ArrayAttr:$strides);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+def Mindir_ConcatOp : Mindir_Op<"Concat"> {
+  let summary = "join tensors along `axis`";
+  let arguments = (ins Variadic<Mindir_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+}
+
+def Mindir_GatherOp : Mindir_Op<"Gather"> {
+  let summary = "take slices of params along `axis` at indices";
+  let arguments = (ins Mindir_Tensor:$params, TensorOf<[I32, I64]>:$indices, I64Attr:$axis);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$params `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+class Mindir_TriangleOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins Mindir_Tensor:$operand, I64Attr:$diagonal);
+  let results = (outs Mindir_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attrs, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return inferTriangle(loc, getOperationName(), operands, attrs, types);
+    }
+  }];
+}
+
+def Mindir_TriuOp : Mindir_TriangleOp<"Triu", "keep col - row >= diagonal of the last two dims">;
+def Mindir_TrilOp : Mindir_TriangleOp<"Tril", "keep col - row <= diagonal of the last two dims">;
 
 def Mindir_CastOp : Mindir_Op<"Cast"> {
   let summary = "convert elements to dtype `to` (numpy astype semantics)";

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -48,6 +49,12 @@ void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
   bufferization.allowReturnAllocs = true;
   bufferization.functionBoundaryTypeConversion =
       mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Copies between strided buffers (tensor.insert_slice of Concat) become loops
+  // rather than calls to MLIR's C runner `memrefCopy`, which artifacts don't link.
+  bufferization.memCpyFn = [](mlir::OpBuilder &b, mlir::Location loc, mlir::Value from, mlir::Value to) {
+    mlir::linalg::makeMemRefCopyOp(b, loc, from, to);
+    return mlir::success();
+  };
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferization));
   // Results become caller-allocated out-params: the runtime owns output memory.
   pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass());

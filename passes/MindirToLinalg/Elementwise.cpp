@@ -71,6 +71,45 @@ Value cast(OpBuilder &b, Location loc, ValueRange a, Type resultElement) {
   return convertScalar(b, loc, a[0], resultElement);
 }
 
+Value power(OpBuilder &b, Location loc, ValueRange a, Type) {
+  if (!a[0].getType().isF16()) return b.create<math::PowFOp>(loc, a[0], a[1]);
+  Type f32 = b.getF32Type();
+  Value x = b.create<arith::ExtFOp>(loc, f32, a[0]), y = b.create<arith::ExtFOp>(loc, f32, a[1]);
+  return b.create<arith::TruncFOp>(loc, a[0].getType(), b.create<math::PowFOp>(loc, x, y));
+}
+
+Value absolute(OpBuilder &b, Location loc, ValueRange a, Type) {
+  if (isFloat(a[0])) return b.create<math::AbsFOp>(loc, a[0]);
+  Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, a[0], zeroLike(b, loc, a[0]));
+  return b.create<arith::SelectOp>(loc, negative, negate(b, loc, a, a[0].getType()), a[0]);
+}
+
+Value rsqrt(OpBuilder &b, Location loc, ValueRange a, Type) {
+  Value one = b.create<arith::ConstantOp>(loc, b.getFloatAttr(a[0].getType(), 1.0));
+  return b.create<arith::DivFOp>(loc, one, viaF32<math::SqrtOp>(b, loc, a[0]));
+}
+
+// Float predicates are ordered (false on NaN) except "not equal", as in numpy.
+template <arith::CmpFPredicate F, arith::CmpIPredicate I>
+Value compare(OpBuilder &b, Location loc, ValueRange a, Type) {
+  if (isFloat(a[0])) return b.create<arith::CmpFOp>(loc, F, a[0], a[1]);
+  return b.create<arith::CmpIOp>(loc, I, a[0], a[1]);
+}
+
+template <typename LogicalOp>
+Value logical(OpBuilder &b, Location loc, ValueRange a, Type) {
+  return b.create<LogicalOp>(loc, a[0], a[1]);
+}
+
+Value logicalNot(OpBuilder &b, Location loc, ValueRange a, Type) {
+  Value one = b.create<arith::ConstantOp>(loc, b.getBoolAttr(true));
+  return b.create<arith::XOrIOp>(loc, a[0], one);
+}
+
+Value select(OpBuilder &b, Location loc, ValueRange a, Type) {
+  return b.create<arith::SelectOp>(loc, a[0], a[1], a[2]);
+}
+
 class ElementwiseLowering : public ConversionPattern {
  public:
   ElementwiseLowering(MLIRContext *ctx, StringRef opName, ScalarFn fn)
@@ -117,6 +156,24 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
   add(mindir::TanhOp::getOperationName(), unaryMath<math::TanhOp>);
   add(mindir::SigmoidOp::getOperationName(), sigmoid);
   add(mindir::CastOp::getOperationName(), cast);
+  add(mindir::PowOp::getOperationName(), power);
+  add(mindir::AbsOp::getOperationName(), absolute);
+  add(mindir::RsqrtOp::getOperationName(), rsqrt);
+  add(mindir::SinOp::getOperationName(), unaryMath<math::SinOp>);
+  add(mindir::CosOp::getOperationName(), unaryMath<math::CosOp>);
+  add(mindir::ErfOp::getOperationName(), unaryMath<math::ErfOp>);
+  using F = arith::CmpFPredicate;
+  using I = arith::CmpIPredicate;
+  add(mindir::EqualOp::getOperationName(), compare<F::OEQ, I::eq>);
+  add(mindir::NotEqualOp::getOperationName(), compare<F::UNE, I::ne>);
+  add(mindir::LessOp::getOperationName(), compare<F::OLT, I::slt>);
+  add(mindir::LessEqualOp::getOperationName(), compare<F::OLE, I::sle>);
+  add(mindir::GreaterOp::getOperationName(), compare<F::OGT, I::sgt>);
+  add(mindir::GreaterEqualOp::getOperationName(), compare<F::OGE, I::sge>);
+  add(mindir::LogicalAndOp::getOperationName(), logical<arith::AndIOp>);
+  add(mindir::LogicalOrOp::getOperationName(), logical<arith::OrIOp>);
+  add(mindir::LogicalNotOp::getOperationName(), logicalNot);
+  add(mindir::SelectOp::getOperationName(), select);
 }
 
 }  // namespace msjit::passes

@@ -27,6 +27,8 @@ struct MatMulLowering : OpConversionPattern<mindir::MatMulOp> {
     Location loc = op.getLoc();
     auto resultType = op.getType().cast<RankedTensorType>();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    if (op.getTransposeA().value_or(false)) lhs = transposeLastTwo(rewriter, loc, lhs);
+    if (op.getTransposeB().value_or(false)) rhs = transposeLastTwo(rewriter, loc, rhs);
     if (resultType.getRank() == 2) {
       Value out = zeroTensor(rewriter, loc, resultType);
       rewriter.replaceOp(op, rewriter.create<linalg::MatmulOp>(loc, ValueRange{lhs, rhs}, out)

@@ -6,13 +6,13 @@
 
 namespace msjit::passes {
 
-// Add, Sub, Mul, Div, Maximum, Minimum, Neg, ReLU, Exp, Log, Sqrt, Sigmoid, Tanh, Cast.
+// Arithmetic, math, comparisons, logical ops, Select and Cast.
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
-// MatMul.
+// MatMul when it is not left to the vendor kernel (see VendorKernels).
 void populateLinearPatterns(mlir::RewritePatternSet &patterns);
-// ReduceSum, ReduceMean.
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin.
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
-// Reshape, Transpose, Constant.
+// Reshape, Transpose, BroadcastTo, Tile, StridedSlice, Concat, Gather, Triu, Tril, Constant.
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 
 }  // namespace msjit::passes

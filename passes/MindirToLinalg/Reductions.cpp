@@ -12,10 +12,31 @@ namespace mindir = mlir::mindir;
 namespace msjit::passes {
 namespace {
 
+// The accumulator's start value: 0 for sums, the identity of max/min otherwise.
+Value initialValue(OpBuilder &b, Location loc, Type acc, bool isMax, bool isMin) {
+  if (!isMax && !isMin) return b.create<arith::ConstantOp>(loc, b.getZeroAttr(acc));
+  if (auto f = acc.dyn_cast<FloatType>())
+    return b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/isMax)));
+  unsigned width = acc.getIntOrFloatBitWidth();
+  APInt v = isMax ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
+  if (width == 1) v = APInt(1, isMax ? 0 : 1);  // bool: max starts at false, min at true
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(acc, v));
+}
+
+Value combine(OpBuilder &b, Location loc, Value x, Value acc, bool isMax, bool isMin) {
+  bool isFloat = x.getType().isa<FloatType>();
+  if (isMax) return isFloat ? b.create<arith::MaxFOp>(loc, x, acc).getResult() : b.create<arith::MaxSIOp>(loc, x, acc).getResult();
+  if (isMin) return isFloat ? b.create<arith::MinFOp>(loc, x, acc).getResult() : b.create<arith::MinSIOp>(loc, x, acc).getResult();
+  return isFloat ? b.create<arith::AddFOp>(loc, x, acc).getResult() : b.create<arith::AddIOp>(loc, x, acc).getResult();
+}
+
 template <typename ReduceOp>
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern<ReduceOp>::OpConversionPattern;
   static constexpr bool kMean = std::is_same_v<ReduceOp, mindir::ReduceMeanOp>;
+  static constexpr bool kMax = std::is_same_v<ReduceOp, mindir::ReduceMaxOp>;
+  static constexpr bool kMin = std::is_same_v<ReduceOp, mindir::ReduceMinOp>;
 
   LogicalResult matchAndRewrite(ReduceOp op, typename ReduceOp::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -24,8 +45,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     auto inputType = input.getType().template cast<RankedTensorType>();
     auto resultType = op.getType().template cast<RankedTensorType>();
     Type elem = inputType.getElementType();
-    // float16 accumulates in float32 so long sums do not lose the low bits.
-    Type acc = elem.isF16() ? rewriter.getF32Type() : elem;
+    // float16 sums accumulate in float32 so long sums do not lose the low bits.
+    Type acc = elem.isF16() && !kMax && !kMin ? rewriter.getF32Type() : elem;
 
     int64_t rank = inputType.getRank();
     SmallVector<bool> reduced(rank, op.getAxes().empty());
@@ -47,13 +68,14 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     SmallVector<AffineMap> maps = {
         rewriter.getMultiDimIdentityMap(rank),
         AffineMap::get(rank, 0, outExprs, rewriter.getContext())};
+    Value init = rewriter
+                     .create<linalg::FillOp>(loc, ValueRange{initialValue(rewriter, loc, acc, kMax, kMin)},
+                                             ValueRange{emptyTensor(rewriter, loc, accType)})
+                     .getResult(0);
     auto sum = rewriter.create<linalg::GenericOp>(
-        loc, accType, input, zeroTensor(rewriter, loc, accType), maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        loc, accType, input, init, maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = convertScalar(b, l, args[0], acc);
-          Value r = acc.isa<FloatType>() ? b.create<arith::AddFOp>(l, x, args[1]).getResult()
-                                         : b.create<arith::AddIOp>(l, x, args[1]).getResult();
-          b.create<linalg::YieldOp>(l, r);
+          b.create<linalg::YieldOp>(l, combine(b, l, x, args[1], kMax, kMin));
         });
 
     // Scale (mean) and narrow back to the element type in one elementwise pass.
@@ -84,8 +106,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 }  // namespace
 
 void populateReductionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering<mindir::ReduceSumOp>, ReduceLowering<mindir::ReduceMeanOp>>(
-      patterns.getContext());
+  patterns.add<ReduceLowering<mindir::ReduceSumOp>, ReduceLowering<mindir::ReduceMeanOp>,
+               ReduceLowering<mindir::ReduceMaxOp>, ReduceLowering<mindir::ReduceMinOp>>(patterns.getContext());
 }
 
 }  // namespace msjit::passes

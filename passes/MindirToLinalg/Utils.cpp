@@ -57,6 +57,29 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value, RankedTensorType ta
   return b.create<tensor::ExpandShapeOp>(loc, target, flatValue, allDims(target.getRank()));
 }
 
+Value gatherByMap(OpBuilder &b, Location loc, Value input, ArrayRef<AffineExpr> inputExprs,
+                  RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, inputExprs, b.getContext()),
+                                 b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(loc, resultType, input, emptyTensor(b, loc, resultType), maps, iterators,
+                                 [](OpBuilder &nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); })
+      .getResult(0);
+}
+
+Value transposeLastTwo(OpBuilder &b, Location loc, Value input) {
+  auto type = input.getType().cast<RankedTensorType>();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i) exprs.push_back(b.getAffineDimExpr(i));
+  std::swap(exprs[rank - 1], exprs[rank - 2]);
+  return gatherByMap(b, loc, input, exprs, RankedTensorType::get(shape, type.getElementType()));
+}
+
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to) return v;

@@ -24,6 +24,15 @@ mlir::Value zeroTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTenso
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                           mlir::RankedTensorType target);
 
+// A linalg.generic that only moves elements: result element i comes from the
+// input at `inputExprs(i)`. Used (not linalg.transpose & co.) so elementwise
+// fusion can fold the movement into consumers.
+mlir::Value gatherByMap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                        llvm::ArrayRef<mlir::AffineExpr> inputExprs, mlir::RankedTensorType resultType);
+
+// Swaps the last two dims (MatMul's transpose flags).
+mlir::Value transposeLastTwo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input);
+
 // Scalar conversion with numpy astype semantics (float->int truncates,
 // x->bool is x != 0).
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to);
