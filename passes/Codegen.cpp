@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <fstream>
 #include <mutex>
@@ -31,9 +32,45 @@ namespace msjit::passes {
 namespace {
 
 constexpr const char *kEntryWrapper = "_mlir_ciface_main";
+constexpr llvm::StringLiteral kImportPrefix = "_mlir_ciface_msrt_kernel_";
+
+// Every call to a vendor-kernel declaration becomes an indirect call through
+// an import slot (artifact_abi.h). Returns the slot array and the names.
+std::pair<llvm::GlobalVariable *, llvm::GlobalVariable *> bindImports(llvm::Module &module, llvm::IRBuilder<> &b) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  std::vector<llvm::Function *> imports;
+  for (llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().startswith(kImportPrefix)) imports.push_back(&f);
+  auto *arrayTy = llvm::ArrayType::get(ptrTy, imports.size());
+  auto *slots = new llvm::GlobalVariable(module, arrayTy, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::Constant::getNullValue(arrayTy), "msjit_import_slots");
+  std::vector<llvm::Constant *> names;
+  for (size_t k = 0; k < imports.size(); ++k) {
+    llvm::Function *f = imports[k];
+    names.push_back(b.CreateGlobalStringPtr(f->getName().drop_front(std::strlen("_mlir_ciface_")),
+                                            "msjit_import_name", 0, &module));
+    for (llvm::User *user : llvm::make_early_inc_range(f->users())) {
+      auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+      if (!call) continue;
+      b.SetInsertPoint(call);
+      llvm::Value *slot = b.CreateConstInBoundsGEP2_64(arrayTy, slots, 0, k);
+      llvm::Value *target = b.CreateLoad(ptrTy, slot);
+      std::vector<llvm::Value *> args(call->arg_begin(), call->arg_end());
+      call->replaceAllUsesWith(b.CreateCall(f->getFunctionType(), target, args));
+      call->eraseFromParent();
+    }
+    f->eraseFromParent();
+  }
+  auto *nameTable = new llvm::GlobalVariable(module, arrayTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+                                             llvm::ConstantArray::get(arrayTy, names), "msjit_import_names");
+  return {slots, nameTable};
+}
 
 // Adds `void msjit_entry(void **descs)` calling the C-interface wrapper with
-// one descriptor pointer per argument, and the query symbol of artifact_abi.h.
+// one descriptor pointer per argument, the import table and the query symbol
+// of artifact_abi.h. Everything else becomes internal: the artifact exports
+// exactly one symbol.
 bool addArtifactSymbols(llvm::Module &module, const std::string &manifest, std::string &error) {
   llvm::Function *wrapper = module.getFunction(kEntryWrapper);
   if (!wrapper) {
@@ -43,6 +80,10 @@ bool addArtifactSymbols(llvm::Module &module, const std::string &manifest, std::
   llvm::LLVMContext &ctx = module.getContext();
   llvm::IRBuilder<> b(ctx);
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto [slots, names] = bindImports(module, b);
+  uint64_t numImports = llvm::cast<llvm::ArrayType>(slots->getValueType())->getNumElements();
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration()) f.setLinkage(llvm::GlobalValue::InternalLinkage);
 
   auto *entry = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptrTy}, false),
                                        llvm::GlobalValue::InternalLinkage, "msjit_entry", module);
@@ -56,11 +97,12 @@ bool addArtifactSymbols(llvm::Module &module, const std::string &manifest, std::
   b.CreateRetVoid();
 
   llvm::Constant *text = b.CreateGlobalStringPtr(manifest, "msjit_manifest", 0, &module);
-  auto *descTy = llvm::StructType::get(ctx, {b.getInt32Ty(), b.getInt32Ty(), ptrTy, ptrTy});
+  auto *descTy = llvm::StructType::get(
+      ctx, {b.getInt32Ty(), b.getInt32Ty(), ptrTy, ptrTy, b.getInt32Ty(), b.getInt32Ty(), ptrTy, ptrTy});
   auto *desc = new llvm::GlobalVariable(
       module, descTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
-      llvm::ConstantStruct::get(descTy, {b.getInt32(MSJIT_ARTIFACT_ABI_VERSION), b.getInt32(0),
-                                         text, entry}),
+      llvm::ConstantStruct::get(descTy, {b.getInt32(MSJIT_ARTIFACT_ABI_VERSION), b.getInt32(0), text, entry,
+                                         b.getInt32(numImports), b.getInt32(0), names, slots}),
       "msjit_artifact");
   auto *query = llvm::Function::Create(llvm::FunctionType::get(ptrTy, {}, false),
                                        llvm::GlobalValue::ExternalLinkage,

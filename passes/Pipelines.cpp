@@ -23,6 +23,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "passes/Passes.h"
+#include "passes/VendorKernels/VendorKernels.h"
 
 namespace msjit::passes {
 
@@ -87,6 +88,7 @@ void registerPipelineDependencies(mlir::DialectRegistry &registry) {
   mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  registerVendorKernelModels(registry);
 }
 
 void registerPipelines() {

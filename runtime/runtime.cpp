@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/artifact_abi.h"
+#include "runtime/kernels/kernels.h"
 
 namespace {
 
@@ -107,7 +108,7 @@ int msrt_load(const char *path, msrt_executable **out) {
   if (!handle) return fail(std::string("cannot load artifact: ") + dlerror());
   auto query = reinterpret_cast<msjit_query_artifact_fn>(dlsym(handle, MSJIT_ARTIFACT_QUERY_SYMBOL));
   if (!query) return fail(std::string(path) + " is not an msjit artifact (no " MSJIT_ARTIFACT_QUERY_SYMBOL ")");
-  const msjit_artifact_v1 *desc = query();
+  const msjit_artifact_v2 *desc = query();
   if (!desc || desc->abi_version != MSJIT_ARTIFACT_ABI_VERSION)
     return fail(std::string(path) + " has artifact ABI version " +
                 std::to_string(desc ? desc->abi_version : 0) + ", this runtime reads " +
@@ -117,6 +118,12 @@ int msrt_load(const char *path, msrt_executable **out) {
   if (!exe->entry || !desc->manifest || !exe->parseManifest(desc->manifest)) {
     if (g_last_error.empty()) g_last_error = "artifact description is incomplete";
     return -1;
+  }
+  for (uint32_t i = 0; i < desc->num_imports; ++i) {
+    void *kernel = msrt_kernel_lookup(desc->import_names[i]);
+    if (!kernel)
+      return fail(std::string(path) + " needs kernel '" + desc->import_names[i] + "', which this runtime lacks");
+    desc->import_slots[i] = kernel;
   }
   exe->buildDescriptors();
   *out = exe.release();

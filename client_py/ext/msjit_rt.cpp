@@ -6,6 +6,9 @@
 //   FastCall(exe, Tensor, single)    the cached-call hot path
 //     fast(args) -> result | None    None: args are not exactly the compiled
 //                                    Tensors, the caller takes the slow path
+//   conv2d / max_pool2d / avg_pool2d eager calls of the vendor kernels the
+//                                    artifacts import (runtime/kernels/), so
+//                                    eager and compiled share one kernel
 //
 // FastCall reads a Tensor's `_array` slot by offset and builds result Tensors
 // directly, so a cached call costs a few hundred nanoseconds on top of the
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernels/kernels.h"
 #include "runtime/msjit_runtime.h"
 
 namespace {
@@ -300,8 +304,109 @@ PyObject *FastCall_tp_call(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 PyTypeObject FastCallType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
+// ---- eager vendor kernels ------------------------------------------------
+
+using Memref4 = msjit::kernels::MemRef<float, 4>;
+
+// A dense float32 NCHW view of `obj` (kept alive by *owner), or null with an error.
+bool asMemref4(PyObject *obj, const char *what, PyObject **owner, Memref4 &m) {
+  *owner = PyArray_FROMANY(obj, NPY_FLOAT32, 4, 4, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+  if (!*owner) {
+    PyErr_Format(PyExc_ValueError, "%s must be a 4-D float32 array", what);
+    return false;
+  }
+  auto *arr = reinterpret_cast<PyArrayObject *>(*owner);
+  m.allocated = m.aligned = static_cast<float *>(PyArray_DATA(arr));
+  m.offset = 0;
+  for (int i = 0; i < 4; ++i) m.sizes[i] = PyArray_DIM(arr, i);
+  for (int i = 3, stride = 1; i >= 0; stride *= m.sizes[i], --i) m.strides[i] = stride;
+  return true;
+}
+
+// Allocates the (N, C, OH, OW) output; extents follow proto/OPS.md.
+PyObject *newOutput(const Memref4 &x, int64_t channels, int64_t kh, int64_t kw, const int64_t *stride,
+                    const int64_t *dilation, const int64_t *pad, Memref4 &y) {
+  int64_t oh = (x.sizes[2] + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) / stride[0] + 1;
+  int64_t ow = (x.sizes[3] + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) / stride[1] + 1;
+  if (oh < 1 || ow < 1 || stride[0] < 1 || stride[1] < 1) {
+    PyErr_SetString(PyExc_ValueError, "the window does not fit the input");
+    return nullptr;
+  }
+  npy_intp dims[4] = {x.sizes[0], channels, oh, ow};
+  PyObject *out = PyArray_SimpleNew(4, dims, NPY_FLOAT32);
+  if (!out) return nullptr;
+  Memref4 view{};
+  view.allocated = view.aligned = static_cast<float *>(PyArray_DATA(reinterpret_cast<PyArrayObject *>(out)));
+  for (int i = 0; i < 4; ++i) view.sizes[i] = dims[i];
+  for (int i = 3, s = 1; i >= 0; s *= view.sizes[i], --i) view.strides[i] = s;
+  y = view;
+  return out;
+}
+
+PyObject *conv2d(PyObject *, PyObject *args) {
+  PyObject *xo, *wo;
+  int64_t st[2], di[2], pad[4], group;
+  if (!PyArg_ParseTuple(args, "OO(LL)(LL)(LLLL)L", &xo, &wo, &st[0], &st[1], &di[0], &di[1], &pad[0], &pad[1],
+                        &pad[2], &pad[3], &group))
+    return nullptr;
+  PyObject *xk = nullptr, *wk = nullptr;
+  Memref4 x, w, y;
+  if (!asMemref4(xo, "conv2d input", &xk, x) || !asMemref4(wo, "conv2d weight", &wk, w)) {
+    Py_XDECREF(xk);
+    return nullptr;
+  }
+  PyObject *out = nullptr;
+  if (group < 1 || x.sizes[1] != w.sizes[1] * group || w.sizes[0] % group)
+    PyErr_SetString(PyExc_ValueError, "conv2d: input channels, weight shape and group do not match");
+  else if ((out = newOutput(x, w.sizes[0], w.sizes[2], w.sizes[3], st, di, pad, y))) {
+    Py_BEGIN_ALLOW_THREADS
+    _mlir_ciface_msrt_kernel_conv2d_f32(&x, &w, &y, st[0], st[1], di[0], di[1], pad[0], pad[1], pad[2], pad[3], group);
+    Py_END_ALLOW_THREADS
+  }
+  Py_DECREF(xk);
+  Py_DECREF(wk);
+  return out;
+}
+
+PyObject *pool2d(PyObject *args, bool average) {
+  PyObject *xo;
+  int64_t k[2], st[2], pad[4];
+  int include = 0;
+  if (average ? !PyArg_ParseTuple(args, "O(LL)(LL)(LLLL)p", &xo, &k[0], &k[1], &st[0], &st[1], &pad[0], &pad[1],
+                                  &pad[2], &pad[3], &include)
+              : !PyArg_ParseTuple(args, "O(LL)(LL)(LLLL)", &xo, &k[0], &k[1], &st[0], &st[1], &pad[0], &pad[1],
+                                  &pad[2], &pad[3]))
+    return nullptr;
+  PyObject *xk = nullptr;
+  Memref4 x, y;
+  if (!asMemref4(xo, "pooling input", &xk, x)) return nullptr;
+  const int64_t one[2] = {1, 1};
+  PyObject *out = newOutput(x, x.sizes[1], k[0], k[1], st, one, pad, y);
+  if (out) {
+    Py_BEGIN_ALLOW_THREADS
+    if (average)
+      _mlir_ciface_msrt_kernel_avg_pool2d_f32(&x, &y, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3], include);
+    else
+      _mlir_ciface_msrt_kernel_max_pool2d_f32(&x, &y, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3]);
+    Py_END_ALLOW_THREADS
+  }
+  Py_DECREF(xk);
+  return out;
+}
+
+PyObject *max_pool2d(PyObject *, PyObject *args) { return pool2d(args, false); }
+PyObject *avg_pool2d(PyObject *, PyObject *args) { return pool2d(args, true); }
+
+PyMethodDef module_methods[] = {
+    {"conv2d", conv2d, METH_VARARGS,
+     "conv2d(x, w, (sh, sw), (dh, dw), (top, bottom, left, right), group) -> ndarray (NCHW, OIHW, float32)"},
+    {"max_pool2d", max_pool2d, METH_VARARGS, "max_pool2d(x, (kh, kw), (sh, sw), (top, bottom, left, right))"},
+    {"avg_pool2d", avg_pool2d, METH_VARARGS,
+     "avg_pool2d(x, (kh, kw), (sh, sw), (top, bottom, left, right), count_include_pad)"},
+    {nullptr, nullptr, 0, nullptr}};
+
 PyModuleDef module = {PyModuleDef_HEAD_INIT, "_msjit_rt",
-                      "Runs msjit artifacts in process (see msjit/runtime.py).", -1, nullptr};
+                      "Runs msjit artifacts in process (see msjit/runtime.py).", -1, module_methods};
 
 }  // namespace
 

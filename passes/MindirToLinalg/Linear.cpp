@@ -4,6 +4,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "passes/MindirToLinalg/Patterns.h"
 #include "passes/MindirToLinalg/Utils.h"
+#include "passes/VendorKernels/VendorKernels.h"
 
 using namespace mlir;
 namespace mindir = mlir::mindir;
@@ -26,6 +27,19 @@ struct MatMulLowering : OpConversionPattern<mindir::MatMulOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = op.getType().cast<RankedTensorType>();
+    if (isVendorMatMul(op)) {
+      // The BLAS kernel takes rank-3 batches: fold batch dims (or add one) around it.
+      auto batched = [](RankedTensorType t) {
+        if (t.getRank() >= 3) return collapseBatch(t);
+        return RankedTensorType::get({1, t.getDimSize(0), t.getDimSize(1)}, t.getElementType());
+      };
+      Value lhs = reshapeTensor(rewriter, loc, adaptor.getLhs(), batched(adaptor.getLhs().getType().cast<RankedTensorType>()));
+      Value rhs = reshapeTensor(rewriter, loc, adaptor.getRhs(), batched(adaptor.getRhs().getType().cast<RankedTensorType>()));
+      auto product = rewriter.create<mindir::MatMulOp>(loc, batched(resultType), lhs, rhs, op.getTransposeAAttr(),
+                                                       op.getTransposeBAttr());
+      rewriter.replaceOp(op, reshapeTensor(rewriter, loc, product, resultType));
+      return success();
+    }
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     if (op.getTransposeA().value_or(false)) lhs = transposeLastTwo(rewriter, loc, lhs);
     if (op.getTransposeB().value_or(false)) rhs = transposeLastTwo(rewriter, loc, rhs);

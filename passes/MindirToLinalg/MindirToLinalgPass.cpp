@@ -4,6 +4,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "passes/MindirToLinalg/Patterns.h"
 #include "passes/Passes.h"
+#include "passes/VendorKernels/VendorKernels.h"
 
 #define DEBUG_TYPE "convert-mindir-to-linalg"
 
@@ -18,7 +19,9 @@ struct ConvertMindirToLinalg : impl::ConvertMindirToLinalgBase<ConvertMindirToLi
   void runOnOperation() override {
     mlir::MLIRContext *ctx = &getContext();
     mlir::ConversionTarget target(*ctx);
-    target.addIllegalDialect<mlir::mindir::MindirDialect>();
+    // Vendor-kernel ops stay as they are until bufferization (VendorKernels.h).
+    target.addDynamicallyLegalDialect<mlir::mindir::MindirDialect>(
+        [](mlir::Operation *op) { return usesVendorKernel(op); });
     target.addLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
                            mlir::math::MathDialect, mlir::tensor::TensorDialect,
                            mlir::func::FuncDialect>();

@@ -1,7 +1,9 @@
 // compiler_test.cpp - compile models through every stage, load and run them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -138,6 +140,89 @@ TEST_CASE("reductions, matmul, reshape, transpose and broadcasting run correctly
       CHECK(sum[row] == Approx(std::tanh(s0)).epsilon(1e-5));
     }
     CHECK(mean == Approx(total / 8).epsilon(1e-5));
+    msrt_unload(exe);
+  }
+}
+
+namespace {
+
+std::vector<float> iota(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 7) % 11) - 1.0f;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("vendor kernels: grouped strided conv, pools and transposed matmul", "[compiler][kernels]") {
+  // x (1,4,5,5) * w (6,2,3,3), group 2, stride 2, pad 1 -> (1,6,3,3); then pools; a (2,3) @ b(4,3)^T.
+  ModelBuilder b;
+  b.input("x", {1, 4, 5, 5}).input("w", {6, 2, 3, 3}).input("a", {2, 3}).input("bt", {4, 3});
+  auto &conv = b.node("Conv2D_1", "Conv2D", {"x", "w"});
+  msjit::testing::setInts(conv, "stride", {2, 2});
+  msjit::testing::setInts(conv, "dilation", {1, 1});
+  msjit::testing::setInts(conv, "pad", {1, 1, 1, 1});
+  auto *group = conv.add_attribute();
+  group->set_name("group");
+  group->set_i(2);
+  auto &maxPool = b.node("MaxPool_2", "MaxPool", {"Conv2D_1"});
+  msjit::testing::setInts(maxPool, "kernel", {2, 2});
+  msjit::testing::setInts(maxPool, "stride", {1, 1});
+  msjit::testing::setInts(maxPool, "pad", {0, 0, 0, 0});
+  auto &avgPool = b.node("AvgPool_3", "AvgPool", {"Conv2D_1"});
+  msjit::testing::setInts(avgPool, "kernel", {3, 3});
+  msjit::testing::setInts(avgPool, "stride", {3, 3});
+  msjit::testing::setInts(avgPool, "pad", {0, 0, 0, 0});
+  auto &mm = b.node("MatMul_4", "MatMul", {"a", "bt"});
+  msjit::testing::setBool(mm, "transpose_b", true);
+  b.output("Conv2D_1").output("MaxPool_2").output("AvgPool_3").output("MatMul_4");
+
+  std::vector<float> x = iota(100, 0.25f), w = iota(108, 0.125f), a = iota(6, 0.5f), bt = iota(12, 0.3f);
+  // Reference convolution.
+  float conv_ref[6][3][3] = {};
+  for (int o = 0; o < 6; ++o)
+    for (int oh = 0; oh < 3; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        int g = o / 3;
+        for (int c = 0; c < 2; ++c)
+          for (int kh = 0; kh < 3; ++kh)
+            for (int kw = 0; kw < 3; ++kw) {
+              int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+              if (ih < 0 || ih >= 5 || iw < 0 || iw >= 5) continue;
+              conv_ref[o][oh][ow] += x[((g * 2 + c) * 5 + ih) * 5 + iw] * w[((o * 2 + c) * 3 + kh) * 3 + kw];
+            }
+      }
+  for (const char *level : {"O0", "O1"}) {
+    passes::CompileOptions options;
+    options.jitLevel = level;
+    auto result = passes::compileModel(b.model(), options);
+    INFO(result.error);
+    msrt_executable *exe = load(result);
+    std::vector<float> y(54), maxOut(6 * 2 * 2), avgOut(6), mmOut(8);
+    void *ins[4] = {x.data(), w.data(), a.data(), bt.data()};
+    void *outs[4] = {y.data(), maxOut.data(), avgOut.data(), mmOut.data()};
+    REQUIRE(msrt_run(exe, ins, outs) == 0);
+    for (int o = 0; o < 6; ++o) {
+      float sum = 0;
+      for (int oh = 0; oh < 3; ++oh)
+        for (int ow = 0; ow < 3; ++ow) {
+          CHECK(y[(o * 3 + oh) * 3 + ow] == Approx(conv_ref[o][oh][ow]).margin(1e-4));
+          sum += conv_ref[o][oh][ow];
+        }
+      CHECK(avgOut[o] == Approx(sum / 9).margin(1e-4));
+      for (int oh = 0; oh < 2; ++oh)
+        for (int ow = 0; ow < 2; ++ow) {
+          float m = std::max(std::max(conv_ref[o][oh][ow], conv_ref[o][oh][ow + 1]),
+                             std::max(conv_ref[o][oh + 1][ow], conv_ref[o][oh + 1][ow + 1]));
+          CHECK(maxOut[(o * 2 + oh) * 2 + ow] == Approx(m).margin(1e-4));
+        }
+    }
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float ref = 0;
+        for (int k = 0; k < 3; ++k) ref += a[i * 3 + k] * bt[j * 3 + k];
+        CHECK(mmOut[i * 4 + j] == Approx(ref).margin(1e-4));
+      }
     msrt_unload(exe);
   }
 }

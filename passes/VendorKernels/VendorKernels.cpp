@@ -1,0 +1,124 @@
+//===- VendorKernels.cpp - bufferize vendor-kernel ops into runtime calls --===//
+#include "passes/VendorKernels/VendorKernels.h"
+
+#include "ir/MindirOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+namespace mindir = mlir::mindir;
+
+namespace msjit::passes {
+namespace {
+
+std::string dtypeSuffix(Type t) { return t.isF64() ? "f64" : "f32"; }
+
+// The kernel's name and its trailing i64 arguments, per op.
+struct KernelCall {
+  std::string name;
+  SmallVector<int64_t> scalars;
+};
+
+KernelCall describe(Operation *op) {
+  Type elem = op->getResult(0).getType().cast<ShapedType>().getElementType();
+  auto append = [](SmallVector<int64_t> &v, ArrayRef<int64_t> xs) { v.append(xs.begin(), xs.end()); };
+  if (auto mm = dyn_cast<mindir::MatMulOp>(op))
+    return {"msrt_kernel_matmul_" + dtypeSuffix(elem),
+            {mm.getTransposeA().value_or(false), mm.getTransposeB().value_or(false)}};
+  if (auto conv = dyn_cast<mindir::Conv2DOp>(op)) {
+    KernelCall call{"msrt_kernel_conv2d_f32", {}};
+    append(call.scalars, conv.getStride());
+    append(call.scalars, conv.getDilation());
+    append(call.scalars, conv.getPad());
+    call.scalars.push_back(conv.getGroup());
+    return call;
+  }
+  auto pool = [&](auto p, const char *name) {
+    KernelCall call{name, {}};
+    append(call.scalars, p.getKernel());
+    append(call.scalars, p.getStride());
+    append(call.scalars, p.getPad());
+    return call;
+  };
+  if (auto max = dyn_cast<mindir::MaxPoolOp>(op)) return pool(max, "msrt_kernel_max_pool2d_f32");
+  auto avg = cast<mindir::AvgPoolOp>(op);
+  KernelCall call = pool(avg, "msrt_kernel_avg_pool2d_f32");
+  call.scalars.push_back(avg.getCountIncludePad().value_or(false));
+  return call;
+}
+
+// memref<?x...x?xT, strided<[?, ...], offset: ?>>: one kernel signature per
+// rank and dtype, whatever layout bufferization chose for the operand.
+Value castToDynamic(OpBuilder &b, Location loc, Value buffer) {
+  auto type = buffer.getType().cast<MemRefType>();
+  SmallVector<int64_t> dynamic(type.getRank(), ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic);
+  return b.create<memref::CastOp>(loc, MemRefType::get(dynamic, type.getElementType(), layout), buffer);
+}
+
+FlatSymbolRefAttr declareKernel(Operation *op, StringRef name, TypeRange argTypes) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol(name)) {
+    OpBuilder b(module.getBodyRegion());
+    auto func = b.create<func::FuncOp>(module.getLoc(), name, b.getFunctionType(argTypes, {}));
+    func.setPrivate();
+    func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  }
+  return SymbolRefAttr::get(op->getContext(), name);
+}
+
+template <typename OpTy>
+struct KernelCallModel : public BufferizableOpInterface::ExternalModel<KernelCallModel<OpTy>, OpTy> {
+  bool bufferizesToAllocation(Operation *, OpResult) const { return true; }
+  bool bufferizesToMemoryRead(Operation *, OpOperand &, const AnalysisState &) const { return true; }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &, const AnalysisState &) const { return false; }
+  SmallVector<OpResult> getAliasingOpResult(Operation *, OpOperand &, const AnalysisState &) const { return {}; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter, const BufferizationOptions &options) const {
+    Location loc = op->getLoc();
+    SmallVector<Value> args;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, operand, options);
+      if (failed(buffer)) return failure();
+      args.push_back(castToDynamic(rewriter, loc, *buffer));
+    }
+    auto resultType = op->getResult(0).getType().cast<RankedTensorType>();
+    Value result = rewriter.create<memref::AllocOp>(
+        loc, MemRefType::get(resultType.getShape(), resultType.getElementType()), rewriter.getI64IntegerAttr(64));
+    args.push_back(castToDynamic(rewriter, loc, result));
+    KernelCall call = describe(op);
+    for (int64_t v : call.scalars) args.push_back(rewriter.create<arith::ConstantIntOp>(loc, v, 64));
+    rewriter.create<func::CallOp>(loc, declareKernel(op, call.name, ValueRange(args).getTypes()), TypeRange{}, args);
+    replaceOpWithBufferizedValues(rewriter, op, result);
+    return success();
+  }
+};
+
+}  // namespace
+
+bool isVendorMatMul(Operation *op) {
+  auto mm = dyn_cast<mindir::MatMulOp>(op);
+  if (!mm) return false;
+  Type elem = mm.getType().cast<ShapedType>().getElementType();
+  return elem.isF32() || elem.isF64();
+}
+
+bool usesVendorKernel(Operation *op) {
+  if (isa<mindir::Conv2DOp, mindir::MaxPoolOp, mindir::AvgPoolOp>(op)) return true;
+  return isVendorMatMul(op) && op->getResult(0).getType().cast<ShapedType>().getRank() == 3;
+}
+
+void registerVendorKernelModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, mindir::MindirDialect *) {
+    mindir::MatMulOp::attachInterface<KernelCallModel<mindir::MatMulOp>>(*ctx);
+    mindir::Conv2DOp::attachInterface<KernelCallModel<mindir::Conv2DOp>>(*ctx);
+    mindir::MaxPoolOp::attachInterface<KernelCallModel<mindir::MaxPoolOp>>(*ctx);
+    mindir::AvgPoolOp::attachInterface<KernelCallModel<mindir::AvgPoolOp>>(*ctx);
+  });
+}
+
+}  // namespace msjit::passes
