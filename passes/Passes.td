@@ -22,4 +22,16 @@ def ConvertMindirToLinalg : Pass<"convert-mindir-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def ElideResultCopies : Pass<"msjit-elide-result-copies", "mlir::func::FuncOp"> {
+  let summary = "Write function results straight into their out-params";
+  let description = [{
+    `buffer-results-to-out-params` leaves `memref.alloc` + `memref.copy %alloc,
+    %out` per result. When the copied buffer is a plain allocation of the same
+    type that nothing else aliases and the copy is its last use, the
+    allocation is replaced by the out-param itself: one buffer and one full
+    copy less per result and call.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 #endif // MSJIT_PASSES_TD

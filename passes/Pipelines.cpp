@@ -59,6 +59,8 @@ void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferization));
   // Results become caller-allocated out-params: the runtime owns output memory.
   pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass());
+  // ...and are computed in place there instead of in a temporary plus a copy.
+  pm.addNestedPass<mlir::func::FuncOp>(createElideResultCopies());
   // Free the temporaries bufferization allocated.
   pm.addNestedPass<mlir::func::FuncOp>(mlir::bufferization::createBufferDeallocationPass());
   // linalg -> affine loops -> scf -> cf.

@@ -14,24 +14,37 @@ func.func @broadcast_add(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
 
 // -----
 
-// CHECK-LABEL: func.func @matmul
+// Integer MatMul is generated code; float MatMul goes to the BLAS kernel (vendor-kernels.mlir).
+// CHECK-LABEL: func.func @matmul_i32
 // CHECK: linalg.fill
 // CHECK: linalg.matmul
-func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
-  %0 = mindir.MatMul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
-  return %0 : tensor<2x4xf32>
+func.func @matmul_i32(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) -> tensor<2x4xi32> {
+  %0 = mindir.MatMul %a, %b : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
 }
 
 // -----
 
 // Batch dims beyond one are collapsed around linalg.batch_matmul.
-// CHECK-LABEL: func.func @batch_matmul
+// CHECK-LABEL: func.func @batch_matmul_i32
 // CHECK: tensor.collapse_shape
 // CHECK: linalg.batch_matmul
 // CHECK: tensor.expand_shape
-func.func @batch_matmul(%a: tensor<2x5x3x4xf32>, %b: tensor<2x5x4x6xf32>) -> tensor<2x5x3x6xf32> {
-  %0 = mindir.MatMul %a, %b : (tensor<2x5x3x4xf32>, tensor<2x5x4x6xf32>) -> tensor<2x5x3x6xf32>
-  return %0 : tensor<2x5x3x6xf32>
+func.func @batch_matmul_i32(%a: tensor<2x5x3x4xi32>, %b: tensor<2x5x4x6xi32>) -> tensor<2x5x3x6xi32> {
+  %0 = mindir.MatMul %a, %b : (tensor<2x5x3x4xi32>, tensor<2x5x4x6xi32>) -> tensor<2x5x3x6xi32>
+  return %0 : tensor<2x5x3x6xi32>
+}
+
+// -----
+
+// Float MatMul stays a mindir op in canonical rank-3 form for the vendor kernel.
+// CHECK-LABEL: func.func @matmul_f32
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x2x3xf32>
+// CHECK: mindir.MatMul {{.*}} -> tensor<1x2x4xf32>
+// CHECK: tensor.collapse_shape {{.*}} into tensor<2x4xf32>
+func.func @matmul_f32(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = mindir.MatMul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }
 
 // -----

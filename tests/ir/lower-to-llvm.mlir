@@ -29,3 +29,15 @@ func.func @mul_add(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<2x3xf32>
   %1 = mindir.Add %0, %c : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+// -----
+
+// Results are computed in their out-params: no temporary, no copy.
+// CHECK-LABEL: llvm.func @relu(
+// CHECK-NOT: llvm.call @malloc
+// CHECK-NOT: llvm.intr.memcpy
+// CHECK: llvm.return
+func.func @relu(%x: tensor<64xf32>) -> tensor<64xf32> attributes {llvm.emit_c_interface} {
+  %0 = mindir.ReLU %x : (tensor<64xf32>) -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
