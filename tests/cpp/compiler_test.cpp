@@ -34,6 +34,14 @@ msrt_executable *load(const passes::CompileResult &r) {
   return exe;
 }
 
+msrt_executable *compileAndLoad(const mindir::ModelProto &model, const char *level) {
+  passes::CompileOptions options;
+  options.jitLevel = level;
+  auto result = passes::compileModel(model, options);
+  INFO(result.error);
+  return load(result);
+}
+
 std::string readFile(const std::string &path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -112,11 +120,7 @@ TEST_CASE("reductions, matmul, reshape, transpose and broadcasting run correctly
   b.output("Tanh_7").output("ReduceMean_6");
 
   for (const char *level : {"O0", "O1"}) {
-    passes::CompileOptions options;
-    options.jitLevel = level;
-    auto result = passes::compileModel(b.model(), options);
-    INFO(result.error);
-    msrt_executable *exe = load(result);
+    msrt_executable *exe = compileAndLoad(b.model(), level);
     float x[6] = {1, 2, 3, 4, 5, 6}, w[12], bias[4] = {0.1f, 0.2f, 0.3f, 0.4f}, sum[2], mean;
     for (int i = 0; i < 12; ++i) w[i] = 0.01f * (i - 5);
     float y[2][4];
@@ -193,11 +197,7 @@ TEST_CASE("vendor kernels: grouped strided conv, pools and transposed matmul", "
             }
       }
   for (const char *level : {"O0", "O1"}) {
-    passes::CompileOptions options;
-    options.jitLevel = level;
-    auto result = passes::compileModel(b.model(), options);
-    INFO(result.error);
-    msrt_executable *exe = load(result);
+    msrt_executable *exe = compileAndLoad(b.model(), level);
     std::vector<float> y(54), maxOut(6 * 2 * 2), avgOut(6), mmOut(8);
     void *ins[4] = {x.data(), w.data(), a.data(), bt.data()};
     void *outs[4] = {y.data(), maxOut.data(), avgOut.data(), mmOut.data()};
