@@ -31,28 +31,64 @@ void execute(Primitive &primitive, std::unordered_map<int, memory> args) {
 
 using namespace msjit::kernels;
 
+namespace {
+
+// The convolution primitive picks its own (blocked) layouts; the buffers we
+// are given are plain NCHW/OIHW, so data is reordered in and out. Reorder
+// targets are per-thread scratch buffers reused across calls: fresh ones would
+// page-fault tens of MB per call.
+struct Conv {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward primitive;
+};
+
+float *scratch(int slot, size_t bytes) {
+  thread_local std::vector<float> buffers[3];
+  auto &b = buffers[slot];
+  if (b.size() * sizeof(float) < bytes) b.resize((bytes + sizeof(float) - 1) / sizeof(float));
+  return b.data();
+}
+
+// `user` in the layout `wanted`: itself when the layouts agree, else a reorder into scratch `slot`.
+memory toLayout(dnnl::stream &stream, const memory &user, const memory::desc &wanted, int slot) {
+  if (user.get_desc() == wanted) return user;
+  memory converted(wanted, cpuEngine(), scratch(slot, wanted.get_size()));
+  dnnl::reorder(user, converted).execute(stream, const_cast<memory &>(user), converted);
+  return converted;
+}
+
+}  // namespace
+
 extern "C" void _mlir_ciface_msrt_kernel_conv2d_f32(msjit_memref4_f32 *x, msjit_memref4_f32 *w,
                                                     msjit_memref4_f32 *y, int64_t sh, int64_t sw, int64_t dh,
                                                     int64_t dw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                     int64_t group) {
   memory::dims src = dims4(*x), dst = dims4(*y), weights = dims4(*w);
   if (group > 1) weights = {group, w->sizes[0] / group, w->sizes[1], w->sizes[2], w->sizes[3]};
-  std::string key = primitiveKey("conv", x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3], w->sizes[0],
-                                 w->sizes[1], w->sizes[2], w->sizes[3], sh, sw, dh, dw, pt, pb, pl, pr, group);
-  auto conv = cachedPrimitive<dnnl::convolution_forward>(key, [&] {
-    memory::desc srcMd(src, memory::data_type::f32, tag::nchw), dstMd(dst, memory::data_type::f32, tag::nchw);
-    memory::desc wMd(weights, memory::data_type::f32, group > 1 ? tag::goihw : tag::oihw);
-    // oneDNN counts dilation from 0 (1 = one gap).
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                         srcMd, wMd, dstMd, {sh, sw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
-    return dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(desc, cpuEngine()));
-  });
-  std::vector<float> xs, ws;
   memory::desc srcMd(src, memory::data_type::f32, tag::nchw), dstMd(dst, memory::data_type::f32, tag::nchw);
   memory::desc wMd(weights, memory::data_type::f32, group > 1 ? tag::goihw : tag::oihw);
-  execute(conv, {{DNNL_ARG_SRC, memory(srcMd, cpuEngine(), const_cast<float *>(denseData(*x, xs)))},
-                 {DNNL_ARG_WEIGHTS, memory(wMd, cpuEngine(), const_cast<float *>(denseData(*w, ws)))},
-                 {DNNL_ARG_DST, memory(dstMd, cpuEngine(), y->data())}});
+  std::string key = primitiveKey("conv", x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3], w->sizes[0],
+                                 w->sizes[1], w->sizes[2], w->sizes[3], sh, sw, dh, dw, pt, pb, pl, pr, group);
+  Conv conv = cachedPrimitive<Conv>(key, [&] {
+    auto any = [](const memory::desc &md) { return memory::desc(md.dims(), memory::data_type::f32, tag::any); };
+    // oneDNN counts dilation from 0 (1 = one gap).
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         any(srcMd), any(wMd), any(dstMd), {sh, sw}, {dh - 1, dw - 1}, {pt, pl},
+                                         {pb, pr});
+    dnnl::convolution_forward::primitive_desc pd(desc, cpuEngine());
+    return Conv{pd, dnnl::convolution_forward(pd)};
+  });
+  std::vector<float> xs, ws;
+  dnnl::stream stream(cpuEngine());
+  memory userSrc(srcMd, cpuEngine(), const_cast<float *>(denseData(*x, xs)));
+  memory userW(wMd, cpuEngine(), const_cast<float *>(denseData(*w, ws)));
+  memory userDst(dstMd, cpuEngine(), y->data());
+  memory src_ = toLayout(stream, userSrc, conv.pd.src_desc(), 0);
+  memory w_ = toLayout(stream, userW, conv.pd.weights_desc(), 1);
+  memory dst_ = conv.pd.dst_desc() == dstMd ? userDst : memory(conv.pd.dst_desc(), cpuEngine(), scratch(2, conv.pd.dst_desc().get_size()));
+  conv.primitive.execute(stream, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, w_}, {DNNL_ARG_DST, dst_}});
+  if (dst_ != userDst) dnnl::reorder(dst_, userDst).execute(stream, dst_, userDst);
+  stream.wait();
 }
 
 namespace {
