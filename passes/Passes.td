@@ -34,4 +34,15 @@ def ElideResultCopies : Pass<"msjit-elide-result-copies", "mlir::func::FuncOp"> 
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def LowerStridedCopies : Pass<"msjit-lower-strided-copies", "mlir::func::FuncOp"> {
+  let summary = "Turn memref.copy between strided buffers into loops";
+  let description = [{
+    MLIR lowers a `memref.copy` whose operands are not both contiguous to a
+    call of `memrefCopy` from its C runner library, which artifacts do not
+    link. Such copies (a returned slice, say) become a linalg copy instead;
+    contiguous ones stay `memref.copy` and become a memcpy.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // MSJIT_PASSES_TD

@@ -61,6 +61,8 @@ void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass());
   // ...and are computed in place there instead of in a temporary plus a copy.
   pm.addNestedPass<mlir::func::FuncOp>(createElideResultCopies());
+  // What remains of strided copies (a returned slice) becomes loops, not a C runner call.
+  pm.addNestedPass<mlir::func::FuncOp>(createLowerStridedCopies());
   // Free the temporaries bufferization allocated.
   pm.addNestedPass<mlir::func::FuncOp>(mlir::bufferization::createBufferDeallocationPass());
   // linalg -> affine loops -> scf -> cf.

@@ -4,14 +4,20 @@ Submodules are registered in sys.modules so that ``import mindspore.ops as ops``
 ``from mindspore import ops`` give the very same module objects as ``msjit.ops``.
 """
 import sys
+import types
 
 import msjit
-from msjit import (JitConfig, Tensor, bool_, dtype, float16, float32, float64, int32, int64, jit,
-                   ops)
+from msjit import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, JitConfig, Parameter, Tensor,
+                   bool_, context, dtype, float16, float32, float64, get_context, initializer, int32,
+                   int64, jit, nn, ops, set_context, set_seed)
 
-sys.modules[__name__ + ".ops"] = ops
-sys.modules[__name__ + ".dtype"] = dtype
+common = types.ModuleType(__name__ + ".common", "mindspore.common: initializer")
+common.initializer = initializer
+for _name, _module in (("ops", ops), ("dtype", dtype), ("nn", nn), ("context", context),
+                       ("common", common), ("common.initializer", initializer)):
+    sys.modules[f"{__name__}.{_name}"] = _module
 
 __version__ = msjit.__version__
-__all__ = ["Tensor", "jit", "JitConfig", "ops", "dtype", "float16", "float32", "float64", "int32",
-           "int64", "bool_"]
+__all__ = ["Tensor", "Parameter", "jit", "JitConfig", "ops", "nn", "dtype", "context", "set_context",
+           "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "STRICT", "COMPATIBLE", "LAX", "set_seed",
+           "float16", "float32", "float64", "int32", "int64", "bool_"]

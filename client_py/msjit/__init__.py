@@ -7,14 +7,20 @@ __version__ = "0.1.0"
 
 # `ops` first: ops -> ops.core -> tensor -> mixin -> ops is a cycle that only resolves in this order.
 from . import ops  # noqa: E402
-from . import dtype  # noqa: E402
+from . import context, dtype, initializer, nn  # noqa: E402
 from .config import JitConfig  # noqa: E402
+from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context,  # noqa: E402
+                      set_context)
 from .dtype import bool_, float16, float32, float64, int32, int64  # noqa: E402
 from .errors import (CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning,  # noqa: E402
                      MsjitError, UnsupportedSyntaxError)
+from .initializer import set_seed  # noqa: E402
 from .jit import jit  # noqa: E402
+from .parameter import Parameter  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 
-__all__ = ["Tensor", "jit", "JitConfig", "ops", "dtype", "float16", "float32", "float64", "int32",
-           "int64", "bool_", "MsjitError", "UnsupportedSyntaxError", "CompileError", "DaemonError",
-           "DaemonUnavailableError", "JitFallbackWarning"]
+__all__ = ["Tensor", "Parameter", "jit", "JitConfig", "ops", "nn", "dtype", "context", "set_context",
+           "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "STRICT", "COMPATIBLE", "LAX", "set_seed",
+           "float16", "float32", "float64", "int32", "int64", "bool_", "MsjitError",
+           "UnsupportedSyntaxError", "CompileError", "DaemonError", "DaemonUnavailableError",
+           "JitFallbackWarning"]

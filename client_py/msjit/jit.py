@@ -21,7 +21,7 @@ import numpy as np
 
 from . import rpc, runtime, serialize
 from .capture.ast import capture_ast
-from .capture.graph import ARG, OUT, unflatten
+from .capture.graph import ARG, OUT, current_builder, unflatten
 from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, JitFallbackWarning, UnsupportedSyntaxError
@@ -52,7 +52,11 @@ class JitStats:
 
 
 class _Entry:
-    """One compiled specialization: its executable and how to rebuild the return value."""
+    """One compiled specialization: its executable and how to rebuild the return value.
+
+    A run passes the tensor arguments, then the Parameters (by reference: their current
+    arrays), and writes the updated Parameters (extra outputs) back in place.
+    """
 
     __slots__ = ("captured", "exe", "fast")
 
@@ -61,10 +65,19 @@ class _Entry:
 
     def __call__(self, args):
         c = self.captured
-        outs = self.exe.run([args[i]._array for i in c.tensor_args]) if self.exe is not None else ()
+        outs = ()
+        if self.exe is not None:
+            outs = self.exe.run([args[i]._array for i in c.tensor_args] + [p._array for p in c.parameters])
+            for p, i in c.updates:
+                np.copyto(p._array, outs[i])
+                p._version += 1
         leaves = (Tensor._wrap(outs[v]) if kind == OUT else args[v] if kind == ARG else v
                   for kind, v in c.leaves)
         return unflatten(c.tree, leaves)
+
+    def stale(self):
+        """A Parameter folded into this graph as a constant has changed since."""
+        return any(p._version != version for p, version in self.captured.folded)
 
 
 def _no_fast(args):
@@ -97,12 +110,12 @@ class JitFunction:
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
-        if self._fallback:
+        if self._fallback or current_builder() is not None:  # (called while tracing: inlined)
             return self.fn(*args, **kwargs)
         args, kwargs = self._normalize(args, kwargs)
         key = _guard_key(args, kwargs)
         entry = self._cache.get(key)
-        if entry is None:
+        if entry is None or entry.stale():
             entry = self._compile(args, kwargs)
             if entry is None:
                 return self.fn(*args, **kwargs)
@@ -133,7 +146,8 @@ class JitFunction:
         return self._capture(*self._normalize(args, kwargs))
 
     def _capture(self, args, kwargs):
-        return _CAPTURE[self.config.capture_mode](self.fn, args, kwargs)
+        fold = self.config.options.get("infer_boost") == "on"
+        return _CAPTURE[self.config.capture_mode](self.fn, args, kwargs, fold_parameters=fold)
 
     def _compile(self, args, kwargs):
         """Capture, compile and load one specialization; None means: run eagerly from now on."""
@@ -162,7 +176,7 @@ class JitFunction:
             logger.debug("%s: compiled %d nodes (key %s, cache tier %d) in %.1f ms", graph.name,
                          len(graph.nodes), reply.key[:12], reply.hit, (time.perf_counter() - t0) * 1e3)
             if _fast_eligible(captured, args, kwargs):
-                fast = runtime.fast_call(exe, captured.tree is None)
+                fast = _with_parameters(runtime.fast_call(exe, captured.tree is None), captured)
         return _Entry(captured, exe, fast)
 
 
@@ -172,6 +186,9 @@ def _guard_key(args, kwargs):
 
 
 def _constant_key(v):
+    guard = getattr(v, "_msjit_guard", None)   # objects whose captured state can change (Cells)
+    if guard is not None:
+        return (type(v), v, guard())
     if isinstance(v, (Tensor, np.ndarray)):
         raise TypeError(f"jit: a {type(v).__name__} inside a container, as a keyword-only argument "
                         "or as a numpy array is not supported yet; pass Tensors as positional arguments")
@@ -189,12 +206,23 @@ def _constant_key(v):
 
 def _fast_eligible(captured, args, kwargs):
     """FastCall handles calls whose arguments are all Tensors and whose results are exactly the
-    graph outputs, in order: one tensor or a flat tuple of them."""
+    graph outputs, in order: one tensor or a flat tuple of them. Graphs that write Parameters
+    back or folded them take the general path."""
     leaves, tree = captured.leaves, captured.tree
     return (not kwargs and captured.tensor_args == tuple(range(len(args)))
+            and not captured.updates and not captured.folded
             and all(kind == OUT for kind, _ in leaves)
             and [i for _, i in leaves] == list(range(len(leaves)))
             and (tree is None or (tree[0] is tuple and all(t is None for t in tree[1]))))
+
+
+def _with_parameters(fast, captured):
+    """The FastCall, given the Parameters after the arguments. Their arrays are never replaced
+    (see Parameter), so plain Tensors over them, made once, stay valid."""
+    if not captured.parameters:
+        return fast
+    refs = tuple(Tensor._wrap(p._array) for p in captured.parameters)
+    return lambda args: fast(args + refs)
 
 
 def _locate_compile_error(error, graph):

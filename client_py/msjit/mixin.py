@@ -5,10 +5,13 @@ the functional op of the same meaning, which dispatches on its operands in ``ops
 """
 import math
 
+import numpy as np
+
 
 class TensorMixin:
     __slots__ = ()
     __array_ufunc__ = None  # numpy defers to our reflected operators: np.float32(2) * t -> t.__rmul__
+    __hash__ = object.__hash__  # by identity: == is elementwise, as in MindSpore
 
     @property
     def ndim(self):
@@ -51,6 +54,49 @@ class TensorMixin:
     def __neg__(self):
         return ops.neg(self)
 
+    def __pow__(self, other):
+        return ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return ops.pow(other, self)
+
+    def __abs__(self):
+        return ops.abs(self)
+
+    def __and__(self, other):
+        return ops.logical_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return ops.logical_or(self, other)
+
+    __ror__ = __or__
+
+    def __invert__(self):
+        return ops.logical_not(self)
+
+    def __eq__(self, other):
+        return ops.equal(self, other) if _comparable(other) else NotImplemented
+
+    def __ne__(self, other):
+        return ops.not_equal(self, other) if _comparable(other) else NotImplemented
+
+    def __lt__(self, other):
+        return ops.less(self, other)
+
+    def __le__(self, other):
+        return ops.less_equal(self, other)
+
+    def __gt__(self, other):
+        return ops.greater(self, other)
+
+    def __ge__(self, other):
+        return ops.greater_equal(self, other)
+
+    def __getitem__(self, index):
+        return ops.getitem(self, index)
+
     def sum(self, axis=None, keepdims=False):
         return ops.sum(self, axis, keepdims)
 
@@ -81,6 +127,56 @@ class TensorMixin:
 
     def sigmoid(self):
         return ops.sigmoid(self)
+
+    def abs(self):
+        return ops.abs(self)
+
+    def square(self):
+        return ops.square(self)
+
+    def rsqrt(self):
+        return ops.rsqrt(self)
+
+    def pow(self, exponent):
+        return ops.pow(self, exponent)
+
+    def max(self, axis=None, keepdims=False):
+        return ops.amax(self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return ops.amin(self, axis, keepdims)
+
+    def expand_dims(self, axis):
+        return ops.expand_dims(self, axis)
+
+    def squeeze(self, axis=None):
+        return ops.squeeze(self, axis)
+
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        return ops.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
+
+    def view(self, *shape):
+        return self.reshape(*shape)
+
+    def swapaxes(self, axis0, axis1):
+        perm = list(range(self.ndim))
+        perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+        return ops.transpose(self, perm)
+
+    def repeat_interleave(self, repeats, dim=None):
+        return ops.repeat_interleave(self, repeats, dim)
+
+    def broadcast_to(self, shape):
+        return ops.broadcast_to(self, shape)
+
+    def tile(self, reps):
+        return ops.tile(self, reps)
+
+
+def _comparable(other):
+    """== and != are elementwise against tensors, arrays and numbers; anything else (None, a
+    string) compares unequal by identity, as Python objects do."""
+    return isinstance(other, (TensorMixin, np.ndarray, int, float, bool, np.generic))
 
 
 # Imported last: ops -> ops.core -> tensor -> this module. Methods look `ops` up at call time.

@@ -73,7 +73,7 @@ def load(reply, client):
 
 def check_signature(exe, graph):
     """The loaded artifact must take and return exactly what the graph says."""
-    want = ([(a.dtype.np, tuple(a.shape)) for _, a in graph.inputs],
+    want = ([(a.dtype.np, tuple(a.shape)) for _, a in graph.inputs + graph.parameters],
             [(a.dtype.np, tuple(a.shape)) for _, a in graph.outputs])
     got = ([(d, tuple(s)) for d, s in exe.inputs], [(d, tuple(s)) for d, s in exe.outputs])
     if got != want:

@@ -21,6 +21,8 @@ def to_model(graph):
     g.name = graph.name
     for name, aval in graph.inputs:
         g.input.append(_value_info(name, aval))
+    for name, aval in graph.parameters:
+        g.parameter.append(_value_info(name, aval))
     for node in graph.nodes:
         n = g.node.add(name=node.name, op_type=node.op_type, input=node.inputs, output=[node.name])
         for key in sorted(node.attrs):

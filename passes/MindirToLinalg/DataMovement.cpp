@@ -63,16 +63,32 @@ struct TileLowering : OpConversionPattern<mindir::TileOp> {
   }
 };
 
-// out[i] = in[begin + i * stride] along every dim (negative strides included).
+// tensor.extract_slice over the covered range with |stride|, then one generic
+// reversing the dims whose stride is negative. (A generic reading
+// in[begin + i * stride] directly would let linalg infer a loop bound from
+// the input whenever that map is a bare dim: begin 0, stride 1.)
 struct StridedSliceLowering : OpConversionPattern<mindir::StridedSliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(mindir::StridedSliceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    SmallVector<AffineExpr> exprs;
-    for (int64_t i = 0; i < static_cast<int64_t>(op.getBegin().size()); ++i)
-      exprs.push_back(rewriter.getAffineDimExpr(i) * op.getStrides()[i] + op.getBegin()[i]);
-    rewriter.replaceOp(op, gatherByMap(rewriter, op.getLoc(), adaptor.getOperand(), exprs,
-                                       op.getType().cast<RankedTensorType>()));
+    auto resultType = op.getType().cast<RankedTensorType>();
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> offsets, strides;
+    SmallVector<AffineExpr> reversed;
+    bool anyNegative = false;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t begin = op.getBegin()[i], stride = op.getStrides()[i], count = resultType.getDimSize(i);
+      // The lowest index read: `begin` going up, the last element going down.
+      offsets.push_back(stride > 0 || count == 0 ? std::max<int64_t>(begin, 0) : begin + (count - 1) * stride);
+      strides.push_back(std::abs(stride));
+      AffineExpr d = rewriter.getAffineDimExpr(i);
+      reversed.push_back(stride > 0 ? d : rewriter.getAffineConstantExpr(count - 1) - d);
+      anyNegative |= stride < 0;
+    }
+    Value slice = rewriter.create<tensor::ExtractSliceOp>(op.getLoc(), resultType, adaptor.getOperand(),
+                                                          ValueRange{}, ValueRange{}, ValueRange{}, offsets,
+                                                          resultType.getShape(), strides);
+    rewriter.replaceOp(op, anyNegative ? gatherByMap(rewriter, op.getLoc(), slice, reversed, resultType) : slice);
     return success();
   }
 };

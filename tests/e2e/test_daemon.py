@@ -8,7 +8,7 @@ import grpc
 import numpy as np
 import pytest
 
-from models import F32, model, mul_add, request
+from mindir_models import F32, model, mul_add, request
 from msjit.proto import mindir_pb2, msjit_pb2
 
 

@@ -10,13 +10,26 @@ func.func @tile(%x: tensor<2x3xf32>) -> tensor<4x6xf32> {
 
 // -----
 
-// A negative stride walks backwards from `begin`.
-// CHECK-DAG: #[[SLICE:.*]] = affine_map<(d0, d1) -> (-d0 + 1, d1 * 2)>
+// A slice is an extract_slice over the covered range; dims with a negative
+// stride are then reversed by a generic.
+// CHECK-DAG: #[[REVERSE:.*]] = affine_map<(d0, d1) -> (-d0 + 1, d1)>
 // CHECK-LABEL: func.func @strided_slice
-// CHECK: linalg.generic {indexing_maps = [#[[SLICE]]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [2, 2] [1, 2]
+// CHECK: linalg.generic {indexing_maps = [#[[REVERSE]]
 func.func @strided_slice(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %0 = mindir.StridedSlice %x {begin = array<i64: 1, 0>, end = array<i64: -1, 3>, strides = array<i64: -1, 2>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// A prefix slice (begin 0, stride 1) is a plain extract_slice: x[1:, :, :1].
+// CHECK-LABEL: func.func @prefix_slice
+// CHECK: tensor.extract_slice %{{.*}}[1, 0, 0] [2, 2, 1] [1, 1, 1]
+// CHECK-NOT: linalg.generic
+func.func @prefix_slice(%x: tensor<3x2x4xf32>) -> tensor<2x2x1xf32> {
+  %0 = mindir.StridedSlice %x {begin = array<i64: 1, 0, 0>, end = array<i64: 3, 2, 1>, strides = array<i64: 1, 1, 1>} : (tensor<3x2x4xf32>) -> tensor<2x2x1xf32>
+  return %0 : tensor<2x2x1xf32>
 }
 
 // -----

@@ -41,3 +41,15 @@ func.func @relu(%x: tensor<64xf32>) -> tensor<64xf32> attributes {llvm.emit_c_in
   %0 = mindir.ReLU %x : (tensor<64xf32>) -> tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+// A returned slice is copied into its out-param by loops, never by the C
+// runner's memrefCopy (artifacts do not link it).
+// CHECK-LABEL: llvm.func @slice(
+// CHECK-NOT: memrefCopy
+// CHECK: llvm.return
+func.func @slice(%x: tensor<3x2x4xf32>) -> tensor<2x2x1xf32> attributes {llvm.emit_c_interface} {
+  %0 = mindir.StridedSlice %x {begin = array<i64: 1, 0, 0>, end = array<i64: 3, 2, 1>, strides = array<i64: 1, 1, 1>} : (tensor<3x2x4xf32>) -> tensor<2x2x1xf32>
+  return %0 : tensor<2x2x1xf32>
+}

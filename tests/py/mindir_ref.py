@@ -30,11 +30,13 @@ def attribute_value(a):
 
 
 def evaluate(model, arrays):
-    """Run ``model`` on numpy ``arrays`` (graph inputs in order); returns the outputs in order."""
+    """Run ``model`` on numpy ``arrays`` (graph inputs, then parameters, in order); returns the
+    outputs in order."""
     g = model.graph
-    assert len(arrays) == len(g.input)
+    values = list(g.input) + list(g.parameter)
+    assert len(arrays) == len(values)
     env = {}
-    for vi, a in zip(g.input, arrays):
+    for vi, a in zip(values, arrays):
         assert a.dtype == BY_PROTO[vi.dtype].np and a.shape == tuple(vi.dims), (vi, a.dtype, a.shape)
         env[vi.name] = a
     for node in g.node:

@@ -370,16 +370,17 @@ def uses_lambda(x):
     return f(x)
 
 
-def uses_pow(x):
-    return x ** 2  # <pow>
+def uses_floordiv(x):
+    return x // 2  # <floordiv>
 
 
-def uses_compare(x):
-    return x > 0  # <compare>
+def uses_chained_compare(x):
+    return 0 < x < 1  # <compare>
 
 
-def uses_index(x):
-    return x[0]  # <index>
+def uses_index_store(x):
+    x[0] = 1.0  # <index-store>
+    return x
 
 
 def uses_try(x):
@@ -417,8 +418,9 @@ UNSUPPORTED = [
     (uses_print, "print", "call to print"), (uses_numpy_on_tensor, "np-sum", "call to numpy.sum with a tensor"),
     (uses_tensor_condition, "tensor-if", "a condition on a tensor value"),
     (uses_comprehension, "listcomp", "list comprehension"), (uses_lambda, "lambda", "lambda"),
-    (uses_pow, "pow", "operator '\\*\\*' on a tensor"), (uses_compare, "compare", "comparison of tensors"),
-    (uses_index, "index", "indexing"), (uses_try, "try", "'try' statement"),
+    (uses_floordiv, "floordiv", "operator '//' on a tensor"),
+    (uses_chained_compare, "compare", "a chained comparison of tensors"),
+    (uses_index_store, "index-store", "assignment to a subscript"), (uses_try, "try", "'try' statement"),
     (uses_with, "with", "'with' statement"), (uses_attr_store, "attr-store", "assignment to an attribute"),
     (uses_asnumpy, "asnumpy", "attribute 'asnumpy' of a tensor"),
     (uses_unsupported_helper, "helper-while", "'while' loop"),

@@ -23,6 +23,8 @@ import numpy as np
 
 from .. import ops
 from ..errors import UnsupportedSyntaxError
+from ..mixin import TensorMixin
+from ..ops.classes import PrimitiveOp
 from ..ops.prims import Primitive
 from ..tensor import Tensor
 from .graph import GraphBuilder, Tracer, contains_tracer
@@ -33,16 +35,19 @@ _BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult:
            ast.Pow: ("**", operator.pow), ast.LShift: ("<<", operator.lshift),
            ast.RShift: (">>", operator.rshift), ast.BitOr: ("|", operator.or_),
            ast.BitXor: ("^", operator.xor), ast.BitAnd: ("&", operator.and_)}
-_TENSOR_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)   # those ops define
+_TENSOR_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow,  # those tensors define
+                  ast.BitAnd, ast.BitOr)
 _UNARYOPS = {ast.USub: ("-", operator.neg), ast.UAdd: ("+", operator.pos),
              ast.Not: ("not", operator.not_), ast.Invert: ("~", operator.invert)}
+_TENSOR_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
-_OP_FUNCTIONS = frozenset(getattr(ops, name) for name in ops.functional.__all__)
-# Builtins that only look at Python structure, never at a tensor's value: fine with tracers inside.
-_STRUCTURAL = frozenset({len, tuple, list, dict, zip, enumerate, isinstance})
+_OP_FUNCTIONS = ops.OP_FUNCTIONS
+# Builtins that only look at Python structure, never at a tensor's value: fine with tracers inside
+# (abs calls the tensor's __abs__, an op).
+_STRUCTURAL = frozenset({len, tuple, list, dict, zip, enumerate, isinstance, abs})
 _PURE_BUILTINS = _STRUCTURAL | {range, float, int, bool, str, min, max, abs, round, sum, any, all}
 _CONSTANT_MODULES = frozenset({"numpy", "math", "msjit"})   # called when no argument is a tensor
 _CONSTANT_METHOD_OWNERS = (list, tuple, dict, str, int, float, bool)
@@ -63,10 +68,16 @@ _DESCRIPTIONS = {
 }
 
 
-def capture_ast(fn, args, kwargs=None):
-    """Capture ``fn(*args, **kwargs)``: Tensor arguments become graph inputs. Returns Captured."""
-    builder = GraphBuilder(getattr(fn, "__qualname__", type(fn).__name__))
-    result = _Interpreter(builder).call(fn, builder.bind_args(args), kwargs or {})
+def capture_ast(fn, args, kwargs=None, fold_parameters=False):
+    """Capture ``fn(*args, **kwargs)``: Tensor arguments become graph inputs, Parameters graph
+    parameters (constants when ``fold_parameters``). Returns Captured."""
+    builder = GraphBuilder(getattr(fn, "__qualname__", type(fn).__name__), fold_parameters)
+    interpreter = _Interpreter(builder)
+    cell = getattr(fn, "__self__", None)
+    if getattr(cell, "_msjit_inline", None) is not None and getattr(fn, "__name__", None) == "construct":
+        result = builder.run(interpreter.call_cell, cell, builder.bind_args(args), kwargs or {})
+    else:
+        result = builder.run(interpreter.call, fn, builder.bind_args(args), kwargs or {})
     return builder.finish(result)
 
 
@@ -148,13 +159,23 @@ class _Interpreter:
     def __init__(self, builder):
         self.builder = builder
         self.frame = None
+        builder.call_cell = self.call_cell   # Cells called from library code come back here
+
+    def call_cell(self, cell, args, kwargs):
+        """Inline a Cell call: user Cells by interpreting ``construct``; msjit's own Cells
+        (nn.Conv2d, nn.SequentialCell, ...) run their construct as Python on tracers."""
+        construct = type(cell).construct
+        construct = getattr(construct, "_msjit_source_fn", construct)
+        if (getattr(construct, "__module__", None) or "").startswith("msjit."):
+            return cell._msjit_inline()(*args, **kwargs)
+        return self.call(cell._msjit_inline(), args, kwargs)
 
     # -- functions ------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
         """Interpret ``fn(*args, **kwargs)`` (inlining it into the graph being built)."""
-        fn = getattr(fn, "_msjit_source_fn", fn)
         if inspect.ismethod(fn):
             fn, args = fn.__func__, [fn.__self__, *args]
+        fn = getattr(fn, "_msjit_source_fn", fn)
         if not inspect.isfunction(fn):
             raise UnsupportedSyntaxError("<unknown>", 0, f"capturing a {type(fn).__name__} object "
                                          "(jit captures Python functions)")
@@ -293,9 +314,9 @@ class _Interpreter:
 
     def visit_Subscript(self, node):
         value, index = self._visit(node.value), self._visit(node.slice)
-        if type(value) is Tracer or contains_tracer(index):
-            raise self._unsupported(node, "indexing with or into a tensor")
-        return value[index]
+        if contains_tracer(index) and not isinstance(value, TensorMixin):
+            raise self._unsupported(node, "indexing a Python container with a tensor")
+        return value[index]   # tensors index through ops.getitem
 
     def visit_Slice(self, node):
         return slice(*(None if x is None else self._visit(x) for x in (node.lower, node.upper, node.step)))
@@ -344,7 +365,7 @@ class _Interpreter:
     def visit_UnaryOp(self, node):
         symbol, fn = _UNARYOPS[type(node.op)]
         value = self._visit(node.operand)
-        if type(value) is Tracer and not isinstance(node.op, ast.USub):
+        if type(value) is Tracer and not isinstance(node.op, (ast.USub, ast.Invert)):
             raise self._unsupported(node, f"operator '{symbol}' on a tensor")
         return fn(value)
 
@@ -352,8 +373,12 @@ class _Interpreter:
         left, result = self._visit(node.left), True
         for op, comparator in zip(node.ops, node.comparators):
             right = self._visit(comparator)
-            if (type(left) is Tracer or type(right) is Tracer) and not isinstance(op, (ast.Is, ast.IsNot)):
-                raise self._unsupported(node, "comparison of tensors")  # (identity tests are fine)
+            if type(left) is Tracer or type(right) is Tracer:
+                if len(node.ops) > 1 and not isinstance(op, (ast.Is, ast.IsNot)):
+                    raise self._unsupported(node, "a chained comparison of tensors")
+                if not isinstance(op, _TENSOR_CMPOPS + (ast.Is, ast.IsNot)):
+                    raise self._unsupported(node, "operator 'in' on a tensor")
+                return _CMPOPS[type(op)](left, right)   # elementwise: a bool tensor
             result = _CMPOPS[type(op)](left, right)
             if not result:
                 return result
@@ -389,9 +414,11 @@ class _Interpreter:
             raise TypeError(f"'{type(func).__name__}' object is not callable")
         if hasattr(func, "_msjit_source_fn"):  # another @jit function: inline its source
             return self.call(func, args, kwargs)
-        if _in(func, _OP_FUNCTIONS) or isinstance(func, Primitive) or (
-                inspect.ismethod(func) and type(func.__self__) is Tracer):
+        if _in(func, _OP_FUNCTIONS) or isinstance(func, (Primitive, PrimitiveOp)) or (
+                inspect.ismethod(func) and isinstance(func.__self__, TensorMixin)):
             return func(*args, **kwargs)
+        if getattr(func, "_msjit_inline", None) is not None:   # an nn.Cell: inline its construct
+            return self.call_cell(func, args, kwargs)
         if func is isinstance and len(args) == 2 and type(args[0]) is Tracer:
             return issubclass(Tensor, args[1])  # a tensor under capture is a Tensor to user code
         has_tracer = contains_tracer(args) or contains_tracer(kwargs)

@@ -4,6 +4,7 @@ A Tracer carries only an abstract value and a name in the graph; nothing here ex
 Node names come from a counter and locations from the user's source, so capturing the same
 function with the same argument signature gives the same Graph every time.
 """
+import threading
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -12,6 +13,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..mixin import TensorMixin
 from ..ops.prims import Constant
+from ..parameter import Parameter
 from ..tensor import Tensor
 from .abstract import ShapedArray
 
@@ -80,13 +82,14 @@ class Graph:
     inputs: tuple               # ((name, ShapedArray), ...) in argument order
     nodes: tuple
     outputs: tuple              # ((name, ShapedArray), ...) in return order, no duplicates
+    parameters: tuple = ()      # ((name, ShapedArray), ...): Parameters read by reference
 
     def node(self, name):
         return next((n for n in self.nodes if n.name == name), None)
 
     def as_text(self):
         """A readable listing, one node per line with its source location."""
-        sig = ", ".join(f"{n}: {a}" for n, a in self.inputs)
+        sig = ", ".join(f"{n}: {a}" for n, a in self.inputs + self.parameters)
         lines = [f"graph {self.name}({sig}) {{"]
         for n in self.nodes:
             attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(n.attrs.items()))
@@ -108,12 +111,18 @@ class Captured:
     ``leaves`` are the flattened return values, each ``(OUT, i)`` (i-th graph output),
     ``(ARG, j)`` (the j-th call argument, returned unchanged) or ``(CONST, value)``.
     ``tree`` is their structure (see ``unflatten``); ``tensor_args`` are the positions of the
-    call arguments that are graph inputs, in graph input order.
+    call arguments that are graph inputs, in graph input order. ``parameters`` are the Parameter
+    objects passed after the inputs (graph parameters, in order); ``updates`` are
+    ``(Parameter, output index)`` pairs to write back after a run (e.g. BatchNorm statistics);
+    ``folded`` are ``(Parameter, version)`` pairs baked in as constants (infer_boost="on").
     """
     graph: Graph
     tree: Any
     leaves: tuple
     tensor_args: tuple
+    parameters: tuple = ()
+    updates: tuple = ()
+    folded: tuple = ()
 
 
 def contains_tracer(v):
@@ -145,17 +154,51 @@ def unflatten(tree, leaves):
     return tree[0](unflatten(t, leaves) for t in tree[1])
 
 
-class GraphBuilder:
-    """Collects nodes while a function is captured. ``location`` is set by the capture mode."""
+_active = threading.local()
 
-    def __init__(self, name):
+
+def current_builder():
+    """The GraphBuilder of the capture running in this thread, if any."""
+    stack = getattr(_active, "stack", None)
+    return stack[-1] if stack else None
+
+
+class GraphBuilder:
+    """Collects nodes while a function is captured. ``location`` is set by the capture mode.
+
+    Parameters met during capture become graph parameters (or constants when
+    ``fold_parameters``); ``assign`` records their new values, written back after each run.
+    """
+
+    def __init__(self, name, fold_parameters=False):
         self.name = name
         self.inputs = []            # (name, aval, argument position)
         self.nodes = []
         self.location = None
+        self.fold_parameters = fold_parameters
+        self.parameters = []        # (Tracer, Parameter) in first-use order
+        self._param_values = {}     # id(Parameter) -> its current value under capture
+        self._updates = {}          # id(Parameter) -> (Parameter, Tracer of its new value)
+        self._folded = {}           # id(Parameter) -> (Parameter, version)
 
     def current_location(self):
         return self.location
+
+    def call_cell(self, cell, args, kwargs):
+        """A Cell called during this capture: inline its ``construct`` (ast capture interprets
+        user Cells instead, see capture.ast)."""
+        return cell._msjit_inline()(*args, **kwargs)
+
+    def run(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` with this builder active, so that ops on Parameters record nodes."""
+        stack = getattr(_active, "stack", None)
+        if stack is None:
+            stack = _active.stack = []
+        stack.append(self)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            stack.pop()
 
     def bind_args(self, args):
         """Tensor arguments become graph inputs (Tracers named argN); the rest stay constants."""
@@ -183,8 +226,35 @@ class GraphBuilder:
                 raise ValueError(f"{x!r} belongs to another capture (a tensor under capture "
                                  "escaped its function, e.g. through a global)")
             return x
+        if isinstance(x, Parameter):
+            return self.parameter(x)
         value = x._array if isinstance(x, Tensor) else x
         return self.add(Constant, (), {"value": np.asarray(value, order="C")})
+
+    def parameter(self, p):
+        """The value of Parameter ``p`` in this graph: a graph parameter on first use (or a
+        constant when folding), its assigned value after an ``assign``."""
+        t = self._param_values.get(id(p))
+        if t is None:
+            if self.fold_parameters:
+                self._folded[id(p)] = (p, p._version)
+                t = self.add(Constant, (), {"value": p._array.copy()})
+            else:
+                t = Tracer(self, f"param{len(self.parameters)}", ShapedArray.of(p._array))
+                self.parameters.append((t, p))
+            self._param_values[id(p)] = t
+        return t
+
+    def assign(self, p, value):
+        """Record ``p = value``: later reads see ``value``; it becomes an extra graph output
+        written back into ``p`` after each run."""
+        t = self.lift(value)
+        if (t.shape, t.dtype) != (p.shape, p.dtype):
+            raise ValueError(f"Assign: cannot assign a value of {t.aval} to Parameter {p.name!r} "
+                             f"of {ShapedArray.of(p._array)}")
+        self._param_values[id(p)] = t
+        self._updates[id(p)] = (p, t)
+        return t
 
     def finish(self, result):
         """Close the graph over the function's return value."""
@@ -204,6 +274,13 @@ class GraphBuilder:
                     index[v.name] = len(outputs)
                     outputs.append((v.name, v.aval))
                 kinds.append((OUT, index[v.name]))
+        updates = []
+        for p, t in self._updates.values():
+            if t.name not in index:   # (an unchanged input or parameter is still copied back)
+                index[t.name] = len(outputs)
+                outputs.append((t.name, t.aval))
+            updates.append((p, index[t.name]))
         graph = Graph(self.name, tuple((n, a) for n, a, _ in self.inputs), tuple(self.nodes),
-                      tuple(outputs))
-        return Captured(graph, tree, tuple(kinds), tuple(p for _, _, p in self.inputs))
+                      tuple(outputs), tuple((t.name, t.aval) for t, _ in self.parameters))
+        return Captured(graph, tree, tuple(kinds), tuple(p for _, _, p in self.inputs),
+                        tuple(p for _, p in self.parameters), tuple(updates), tuple(self._folded.values()))

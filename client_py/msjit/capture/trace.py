@@ -21,7 +21,7 @@ class _TraceBuilder(GraphBuilder):
         return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
-def capture_trace(fn, args, kwargs=None):
+def capture_trace(fn, args, kwargs=None, fold_parameters=False):
     """Capture ``fn(*args, **kwargs)`` by running it on tracers. Returns Captured."""
-    builder = _TraceBuilder(getattr(fn, "__qualname__", type(fn).__name__))
-    return builder.finish(fn(*builder.bind_args(args), **(kwargs or {})))
+    builder = _TraceBuilder(getattr(fn, "__qualname__", type(fn).__name__), fold_parameters)
+    return builder.finish(builder.run(fn, *builder.bind_args(args), **(kwargs or {})))

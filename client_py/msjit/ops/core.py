@@ -8,29 +8,53 @@ import numpy as np
 
 from .. import dtype as D
 from ..capture.abstract import ShapedArray
-from ..capture.graph import Tracer
+from ..capture.graph import Tracer, current_builder
+from ..parameter import Parameter
 from ..tensor import Tensor
 from . import prims as P
 
 
 def bind(prim, *operands, **attrs):
-    """Apply ``prim``: record a node when any operand is a Tracer, else run the numpy kernel.
+    """Apply ``prim``: record a node when any operand is a Tracer (or a Parameter while a capture
+    is running: Parameters are read by reference), else run the numpy kernel.
 
     Operands are Tensors, Tracers or numpy arrays (constants); attrs are normalized.
     """
     for x in operands:
         if type(x) is Tracer:
             return x.builder.add(prim, operands, attrs)
-    arrays = [x._array if type(x) is Tensor else x for x in operands]
+    params = any(isinstance(x, Parameter) for x in operands)
+    if params and current_builder() is not None:
+        return current_builder().add(prim, operands, attrs)
+    arrays = [x._array if isinstance(x, Tensor) else x for x in operands]
     aval = prim.abstract(*map(ShapedArray.of, arrays), **attrs)
     out = prim.impl(*arrays, **attrs)
     if type(out) is not np.ndarray or out.dtype != aval.dtype.np:
         out = np.asarray(out, aval.dtype.np)  # numpy returns scalars for full reductions
+    elif params and out.base is not None:
+        out = out.copy()  # a view of a Parameter would see its later in-place updates
     return Tensor._wrap(out)
+
+
+def assign(variable, value):
+    """``variable = value`` for a Parameter: in place eagerly; under capture an extra graph
+    output written back after each run. Returns ``variable``."""
+    if not isinstance(variable, Parameter):
+        raise TypeError(f"Assign: the variable must be a Parameter, got {type(variable).__name__}")
+    builder = value.builder if type(value) is Tracer else current_builder()
+    if builder is not None:
+        builder.assign(variable, convert(operand("Assign", value), variable.dtype))
+    else:
+        variable.set_data(operand("Assign", value))
+    return variable
 
 
 def is_tensor(x):
     return isinstance(x, (Tensor, Tracer))
+
+
+def is_tracer(x):
+    return type(x) is Tracer
 
 
 def operand(name, x):

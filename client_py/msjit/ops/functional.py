@@ -1,16 +1,20 @@
-"""Functional ops with MindSpore's names and signatures, built on ``core.bind``.
+"""Functional math ops with MindSpore's names and signatures, built on ``core.bind``.
 
 Each function turns user-level arguments (scalars, negative axes, -1 in shapes, mixed dtypes,
 1-D matmul operands) into primitive applications; the same code runs eagerly and under capture.
+Data movement and indexing live in ``array_ops``, neural-network ops in ``nn_ops``.
 """
 import math
 
 from .. import dtype as D
 from . import prims as P
-from .core import bind, binary_operands, floating_operand, normalize_axes, operand
+from .core import bind, binary_operands, floating_operand, is_tracer, normalize_axes, operand
 
 __all__ = ["add", "sub", "mul", "div", "neg", "exp", "log", "sqrt", "relu", "sigmoid", "tanh",
-           "maximum", "minimum", "matmul", "sum", "mean", "reshape", "transpose", "cast"]
+           "maximum", "minimum", "matmul", "bmm", "sum", "mean", "amax", "amin", "reshape",
+           "transpose", "cast", "pow", "sin", "cos", "rsqrt", "abs", "square", "erf", "equal",
+           "not_equal", "ne", "less", "lt", "less_equal", "le", "greater", "gt", "greater_equal", "ge",
+           "logical_and", "logical_or", "logical_not", "where"]
 
 
 def _named(fn, name, doc):
@@ -31,27 +35,65 @@ def _unary(name, prim, floating):
     return _named(op, name, f"Elementwise {prim.name}" + (" (integers as float32)." if floating else "."))
 
 
+def _logical(name, prim):
+    def op(input, other):
+        return bind(prim, *(cast(operand(prim.name, v), D.bool_) for v in (input, other)))
+    return _named(op, name, f"Elementwise {prim.name} (operands as bool).")
+
+
 add = _binary("add", P.Add)
 sub = _binary("sub", P.Sub)
 mul = _binary("mul", P.Mul)
 div = _binary("div", P.Div, floating=True)     # true division: int / int is float32
+pow = _binary("pow", P.Pow, floating=True)     # noqa: A001  (MindSpore's name)
 maximum = _binary("maximum", P.Maximum)
 minimum = _binary("minimum", P.Minimum)
+equal = _binary("equal", P.Equal)
+not_equal = ne = _binary("not_equal", P.NotEqual)
+less = lt = _binary("less", P.Less)
+less_equal = le = _binary("less_equal", P.LessEqual)
+greater = gt = _binary("greater", P.Greater)
+greater_equal = ge = _binary("greater_equal", P.GreaterEqual)
+logical_and = _logical("logical_and", P.LogicalAnd)
+logical_or = _logical("logical_or", P.LogicalOr)
 neg = _unary("neg", P.Neg, floating=False)
 relu = _unary("relu", P.ReLU, floating=False)
+abs = _unary("abs", P.Abs, floating=False)     # noqa: A001
 exp = _unary("exp", P.Exp, floating=True)
 log = _unary("log", P.Log, floating=True)
 sqrt = _unary("sqrt", P.Sqrt, floating=True)
+rsqrt = _unary("rsqrt", P.Rsqrt, floating=True)
 sigmoid = _unary("sigmoid", P.Sigmoid, floating=True)
 tanh = _unary("tanh", P.Tanh, floating=True)
+sin = _unary("sin", P.Sin, floating=True)
+cos = _unary("cos", P.Cos, floating=True)
+erf = _unary("erf", P.Erf, floating=True)
+
+
+def logical_not(input):
+    """Elementwise LogicalNot (operand as bool)."""
+    return bind(P.LogicalNot, cast(operand("LogicalNot", input), D.bool_))
+
+
+def square(input):
+    """``input * input`` (keeps the dtype)."""
+    x = operand("Square", input)
+    return bind(P.Mul, x, x)
+
+
+def where(condition, x, y):
+    """Elementwise ``x if condition else y`` (Select), all three broadcast; x and y promoted."""
+    cond = operand("Select", condition)
+    x, y = binary_operands("Select", x, y)
+    return bind(P.Select, cond, x, y)
 
 
 def matmul(input, other):
     """numpy matmul semantics on top of the strict MatMul primitive (same rank, equal batch).
 
     1-D operands become a row / column whose extra axis is dropped afterwards; an (..., m, k)
-    operand times a 2-D one folds its batch into the rows of a single 2-D MatMul. Batch
-    dimensions that would need broadcasting raise ValueError (not supported yet).
+    operand times a 2-D one folds its batch into the rows of a single 2-D MatMul; other batch
+    dimensions are broadcast (BroadcastTo).
     """
     if D.scalar_kind(input) or D.scalar_kind(other):
         raise TypeError("MatMul: scalar operands are not supported, use mul")
@@ -62,22 +104,58 @@ def matmul(input, other):
     k = ys[0] if len(ys) == 1 else ys[-2]
     if xs[-1] != k:
         raise ValueError(f"MatMul: inner dimensions of shapes {xs} and {ys} do not match")
-    if len(xs) == 1:
-        x = reshape(x, (1, k))
-    if len(ys) == 1:
-        y = reshape(y, (k, 1))
-    batch, m, n = x.shape[:-2], x.shape[-2], y.shape[-1]
-    if batch and y.ndim == 2:
-        x = reshape(x, (math.prod(batch) * m, k))
-    elif batch != y.shape[:-2]:
-        raise ValueError(f"MatMul: batch dimensions of shapes {xs} and {ys} need broadcasting, "
-                         "which is not supported yet")
-    z = bind(P.MatMul, x, y)
-    out_shape = batch + ((m,) if len(xs) > 1 else ()) + ((n,) if len(ys) > 1 else ())
+    z = batch_matmul(reshape(x, (1, k)) if len(xs) == 1 else x, reshape(y, (k, 1)) if len(ys) == 1 else y)
+    out_shape = z.shape[:-2] + ((z.shape[-2],) if len(xs) > 1 else ()) + ((z.shape[-1],) if len(ys) > 1 else ())
     return z if z.shape == out_shape else reshape(z, out_shape)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
+def batch_matmul(x, y, transpose_a=False, transpose_b=False, name="MatMul"):
+    """MatMul of operands of rank >= 2 with optional transposes of their last two dims; batch
+    dimensions broadcast. A batched ``x`` times a 2-D ``y`` becomes one 2-D MatMul."""
+    x, y = binary_operands(name, x, y)
+    if x.ndim < 2 or y.ndim < 2:
+        raise ValueError(f"{name}: operands must have rank >= 2, got shapes {x.shape} and {y.shape}")
+    flags = {k: True for k, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if v}
+    kx = x.shape[-2] if transpose_a else x.shape[-1]
+    ky = y.shape[-1] if transpose_b else y.shape[-2]
+    if kx != ky:
+        raise ValueError(f"{name}: inner dimensions of shapes {x.shape} and {y.shape} do not match "
+                         f"(transpose_a={bool(transpose_a)}, transpose_b={bool(transpose_b)})")
+    if x.ndim > 2 and y.ndim == 2 and not transpose_a:    # fold the batch into the rows
+        z = bind(P.MatMul, reshape(x, (-1, kx)), y, **flags)
+        return reshape(z, x.shape[:-1] + z.shape[-1:])
+    bx, by = x.shape[:-2], y.shape[:-2]
+    if bx != by:
+        from .array_ops import broadcast_to
+        try:
+            batch = P.broadcast_shapes(name, bx, by)
+        except ValueError:
+            raise ValueError(f"{name}: batch dimensions of shapes {x.shape} and {y.shape} are not "
+                             "broadcastable") from None
+        x, y = broadcast_to(x, batch + x.shape[-2:]), broadcast_to(y, batch + y.shape[-2:])
+    return bind(P.MatMul, x, y, **flags)
+
+
+def bmm(input_x, mat2):
+    """Batched matrix product of operands of rank >= 3 (batch dimensions broadcast)."""
+    x, y = operand("BatchMatMul", input_x), operand("BatchMatMul", mat2)
+    if x.ndim < 3 or y.ndim < 2:
+        raise ValueError(f"BatchMatMul: expected a batched input of rank >= 3, got shapes {x.shape} and {y.shape}")
+    return batch_matmul(x, y, name="BatchMatMul")
+
+
+def _reduction(name, prim, floating=False):
+    def op(input, axis=None, keepdims=False):
+        x = floating_operand(prim.name, input) if floating else operand(prim.name, input)
+        return bind(prim, x, axes=normalize_axes(prim.name, axis, x.ndim), keep_dims=bool(keepdims))
+    return _named(op, name, f"{prim.name} over ``axis`` (int, tuple or None = all axes).")
+
+
+amax = _reduction("amax", P.ReduceMax)
+amin = _reduction("amin", P.ReduceMin)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     """Sum over ``dim`` (int, tuple or None = all); keeps the input dtype unless ``dtype`` is given."""
     x = operand("ReduceSum", input)
     if dtype is not None:
@@ -96,13 +174,18 @@ def reshape(x, shape):
     x = operand("Reshape", x)
     shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
     if shape.count(-1) > 1 or any(d < -1 for d in shape):
-        raise ValueError(f"Reshape: invalid target shape {shape}")
+        raise ValueError(f"Reshape: invalid target shape {shape} for a tensor of shape {x.shape}")
     if -1 in shape:
         known = math.prod(d for d in shape if d != -1)
         if known == 0 or x.size % known:
             raise ValueError(f"Reshape: cannot reshape a tensor of shape {x.shape} into shape {shape}")
         shape = tuple(x.size // known if d == -1 else d for d in shape)
     return bind(P.Reshape, x, shape=shape)
+
+
+def reshape_if_needed(x, shape):
+    """``reshape`` that adds no node under capture when the shape is already ``shape``."""
+    return x if is_tracer(x) and tuple(shape) == x.shape else reshape(x, shape)
 
 
 def transpose(x, input_perm):

@@ -1,0 +1,110 @@
+"""Basic layers: Dense, Flatten, Dropout, Embedding and the activation Cells."""
+import math
+
+from .. import dtype as D
+from .. import ops
+from ..initializer import HeUniform, Uniform, initializer
+from ..parameter import Parameter
+from .cell import Cell
+
+
+def _activation_cell(name, fn, doc, **defaults):
+    def __init__(self, *args, **kwargs):
+        Cell.__init__(self)
+        names = list(defaults)
+        values = {**defaults, **dict(zip(names, args)), **kwargs}
+        for k, v in values.items():
+            setattr(self, k, v)
+
+    def construct(self, x):
+        return fn(x, *(getattr(self, k) for k in defaults))
+
+    return type(name, (Cell,), {"__init__": __init__, "construct": construct, "__doc__": doc,
+                                "__module__": __name__})
+
+
+ReLU = _activation_cell("ReLU", ops.relu, "``max(x, 0)``.")
+Sigmoid = _activation_cell("Sigmoid", ops.sigmoid, "``1 / (1 + exp(-x))``.")
+Tanh = _activation_cell("Tanh", ops.tanh, "``tanh(x)``.")
+SiLU = _activation_cell("SiLU", ops.silu, "``x * sigmoid(x)``.")
+GELU = _activation_cell("GELU", lambda x, approximate: ops.gelu(x, "tanh" if approximate else "none"),
+                        "GELU (``approximate=True``: the tanh form).", approximate=True)
+Softmax = _activation_cell("Softmax", ops.softmax, "Softmax over ``axis``.", axis=-1)
+LogSoftmax = _activation_cell("LogSoftmax", ops.log_softmax, "Log-softmax over ``axis``.", axis=-1)
+
+_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU, "gelu": GELU,
+                "softmax": Softmax, "logsoftmax": LogSoftmax}
+
+
+def get_activation(name):
+    if name not in _ACTIVATIONS:
+        raise ValueError(f"activation {name!r} is not supported; valid names are {', '.join(map(repr, _ACTIVATIONS))}")
+    return _ACTIVATIONS[name]()
+
+
+def default_weight(init, shape, dtype):
+    """MindSpore's defaults: HeUniform(sqrt(5)) for weights."""
+    return Parameter(initializer(HeUniform(math.sqrt(5)) if init is None else init, shape, dtype))
+
+
+def default_bias(init, shape, fan_in, dtype):
+    """MindSpore's defaults: Uniform(1 / sqrt(fan_in)) for biases."""
+    return Parameter(initializer(Uniform(1 / math.sqrt(fan_in)) if init is None else init, shape, dtype))
+
+
+class Dense(Cell):
+    """``Dense(in_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
+    activation=None)``: ``activation(x @ weight.T + bias)`` with weight (out, in)."""
+
+    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None, has_bias=True,
+                 activation=None, dtype=D.float32):
+        super().__init__()
+        self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), has_bias
+        self.weight = default_weight(weight_init, (self.out_channels, self.in_channels), dtype)
+        self.bias = default_bias(bias_init, (self.out_channels,), self.in_channels, dtype) if has_bias else None
+        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+
+    def construct(self, x):
+        x = ops.dense(x, self.weight, self.bias)
+        return x if self.activation is None else self.activation(x)
+
+    def extend_repr(self):
+        return f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+
+
+class Flatten(Cell):
+    """Flatten axes ``start_dim..end_dim`` (default: all but the batch axis)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Dropout(Cell):
+    """``Dropout(keep_prob=0.5, p=None)``: identity unless training (``p`` wins over keep_prob)."""
+
+    def __init__(self, keep_prob=0.5, p=None, dtype=D.float32):
+        super().__init__()
+        self.p = 1.0 - keep_prob if p is None else p
+        if not 0 <= self.p < 1:
+            raise ValueError(f"Dropout: p must be in [0, 1), got {self.p}")
+
+    def construct(self, x):
+        return ops.dropout(x, self.p, self.training)
+
+
+class Embedding(Cell):
+    """``Embedding(vocab_size, embedding_size, ...)``: rows of ``embedding_table`` at the ids."""
+
+    def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
+                 dtype=D.int32, padding_idx=None):
+        super().__init__()
+        self.vocab_size, self.embedding_size = int(vocab_size), int(embedding_size)
+        self.embedding_table = Parameter(initializer(embedding_table, (self.vocab_size, self.embedding_size)),
+                                         name="embedding_table")
+
+    def construct(self, ids):
+        return ops.gather(self.embedding_table, ids, 0)
