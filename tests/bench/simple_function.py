@@ -15,6 +15,7 @@ import tempfile
 import time
 
 os.environ.setdefault("MSJIT_HOME", tempfile.mkdtemp(prefix="msjit-bench-"))
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before numpy loads libgomp: see msjit/__init__.py
 os.environ.pop("MSJITD_ADDRESS", None)
 
 import numpy as np  # noqa: E402
