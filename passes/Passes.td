@@ -45,4 +45,15 @@ def LowerStridedCopies : Pass<"msjit-lower-strided-copies", "mlir::func::FuncOp"
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ApproximateMath : Pass<"msjit-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Replace transcendental math with polynomial approximations";
+  let description = [{
+    exp, log, tanh, erf, ... on f32 become arithmetic (MLIR's polynomial
+    approximations, accurate to a few ulp) instead of per-element libm calls,
+    so LLVM can vectorize the loops that contain them: softmax over
+    LlamaAttention's scores spends most of its time in exp otherwise. O1 only.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect", "mlir::vector::VectorDialect"];
+}
+
 #endif // MSJIT_PASSES_TD

@@ -38,6 +38,8 @@ void buildTensorPipeline(mlir::OpPassManager &pm, const PipelineOptions &options
   // Fusion leaves dead producers and duplicate constants behind.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  // exp/log/tanh/erf as vectorizable arithmetic rather than scalar libm calls.
+  pm.addNestedPass<mlir::func::FuncOp>(createApproximateMath());
 }
 
 void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {

@@ -24,11 +24,14 @@ Value initialValue(OpBuilder &b, Location loc, Type acc, bool isMax, bool isMin)
   return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(acc, v));
 }
 
+// Float sums may be reassociated (as numpy's pairwise summation does) so LLVM
+// can vectorize the reduction loop.
 Value combine(OpBuilder &b, Location loc, Value x, Value acc, bool isMax, bool isMin) {
   bool isFloat = x.getType().isa<FloatType>();
   if (isMax) return isFloat ? b.create<arith::MaxFOp>(loc, x, acc).getResult() : b.create<arith::MaxSIOp>(loc, x, acc).getResult();
   if (isMin) return isFloat ? b.create<arith::MinFOp>(loc, x, acc).getResult() : b.create<arith::MinSIOp>(loc, x, acc).getResult();
-  return isFloat ? b.create<arith::AddFOp>(loc, x, acc).getResult() : b.create<arith::AddIOp>(loc, x, acc).getResult();
+  if (!isFloat) return b.create<arith::AddIOp>(loc, x, acc);
+  return b.create<arith::AddFOp>(loc, x, acc, arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc));
 }
 
 template <typename ReduceOp>

@@ -1,4 +1,4 @@
-// RUN: mindir-opt %s --msjit-O1 --split-input-file | FileCheck %s
+// RUN: mindir-opt %s --msjit-O0 --split-input-file | FileCheck %s
 
 // Math with an LLVM intrinsic lowers to it; tanh has none and calls libm.
 // CHECK-LABEL: llvm.func @transcendental
