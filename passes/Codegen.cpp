@@ -32,24 +32,34 @@ namespace msjit::passes {
 namespace {
 
 constexpr const char *kEntryWrapper = "_mlir_ciface_main";
-constexpr llvm::StringLiteral kImportPrefix = "_mlir_ciface_msrt_kernel_";
+constexpr llvm::StringLiteral kKernelPrefix = "_mlir_ciface_msrt_kernel_";
 
-// Every call to a vendor-kernel declaration becomes an indirect call through
-// an import slot (artifact_abi.h). Returns the slot array and the names.
+// The runtime function a declaration stands for, or "" when it is not an
+// import: vendor kernels (named without their C-interface prefix) and the
+// generic allocation functions of convert-memref-to-llvm.
+std::string importName(const llvm::Function &f) {
+  if (!f.isDeclaration()) return "";
+  llvm::StringRef name = f.getName();
+  if (name.startswith(kKernelPrefix)) return name.drop_front(std::strlen("_mlir_ciface_")).str();
+  if (name == "_mlir_memref_to_llvm_alloc" || name == "_mlir_memref_to_llvm_free") return name.str();
+  return "";
+}
+
+// Every call to an imported declaration becomes an indirect call through an
+// import slot (artifact_abi.h). Returns the slot array and the names.
 std::pair<llvm::GlobalVariable *, llvm::GlobalVariable *> bindImports(llvm::Module &module, llvm::IRBuilder<> &b) {
   llvm::LLVMContext &ctx = module.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   std::vector<llvm::Function *> imports;
   for (llvm::Function &f : module)
-    if (f.isDeclaration() && f.getName().startswith(kImportPrefix)) imports.push_back(&f);
+    if (!importName(f).empty()) imports.push_back(&f);
   auto *arrayTy = llvm::ArrayType::get(ptrTy, imports.size());
   auto *slots = new llvm::GlobalVariable(module, arrayTy, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
                                          llvm::Constant::getNullValue(arrayTy), "msjit_import_slots");
   std::vector<llvm::Constant *> names;
   for (size_t k = 0; k < imports.size(); ++k) {
     llvm::Function *f = imports[k];
-    names.push_back(b.CreateGlobalStringPtr(f->getName().drop_front(std::strlen("_mlir_ciface_")),
-                                            "msjit_import_name", 0, &module));
+    names.push_back(b.CreateGlobalStringPtr(importName(*f), "msjit_import_name", 0, &module));
     for (llvm::User *user : llvm::make_early_inc_range(f->users())) {
       auto *call = llvm::dyn_cast<llvm::CallInst>(user);
       if (!call) continue;

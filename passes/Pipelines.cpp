@@ -77,7 +77,11 @@ void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
 void buildLLVMPipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
   // Subviews/reshapes become explicit descriptor arithmetic before LLVM lowering.
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
-  pm.addPass(mlir::createMemRefToLLVMConversionPass());
+  // Heap buffers come from the runtime's caching allocator (an import, like the
+  // kernels): large temporaries are reused across calls instead of page-faulting.
+  mlir::MemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(mlir::createMemRefToLLVMConversionPass(memrefOptions));
   // exp/log/sqrt & co. become LLVM intrinsics first: math-to-libm marks the
   // whole math dialect illegal, so it must only see what has no intrinsic.
   pm.addPass(mlir::createConvertMathToLLVMPass());

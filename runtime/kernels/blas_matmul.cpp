@@ -1,4 +1,5 @@
-// blas_matmul.cpp - MatMul on OpenBLAS GEMM, one call per batch.
+// blas_matmul.cpp - float64 MatMul on OpenBLAS GEMM, one call per batch
+// (oneDNN's matmul, used for float32, has no float64).
 #include <cblas.h>
 
 #include <vector>
@@ -40,11 +41,6 @@ void matmul(MemRef<T, 3> *a, MemRef<T, 3> *b, MemRef<T, 3> *c, bool ta, bool tb,
 }
 
 }  // namespace
-
-extern "C" void _mlir_ciface_msrt_kernel_matmul_f32(msjit_memref3_f32 *a, msjit_memref3_f32 *b,
-                                                    msjit_memref3_f32 *c, int64_t ta, int64_t tb) {
-  matmul<float>(a, b, c, ta, tb, cblas_sgemm);
-}
 
 extern "C" void _mlir_ciface_msrt_kernel_matmul_f64(msjit_memref3_f64 *a, msjit_memref3_f64 *b,
                                                     msjit_memref3_f64 *c, int64_t ta, int64_t tb) {

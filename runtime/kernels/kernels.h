@@ -18,7 +18,7 @@ using msjit_memref3_f64 = msjit::kernels::MemRef<double, 3>;
 using msjit_memref4_f32 = msjit::kernels::MemRef<float, 4>;
 #endif
 
-/* c[b] = op(a[b]) @ op(b[b]) over rank-3 batches (OpenBLAS). */
+/* c[b] = op(a[b]) @ op(b[b]) over rank-3 batches (float32: oneDNN, float64: OpenBLAS). */
 void _mlir_ciface_msrt_kernel_matmul_f32(msjit_memref3_f32 *a, msjit_memref3_f32 *b, msjit_memref3_f32 *c,
                                          int64_t transpose_a, int64_t transpose_b);
 void _mlir_ciface_msrt_kernel_matmul_f64(msjit_memref3_f64 *a, msjit_memref3_f64 *b, msjit_memref3_f64 *c,
@@ -39,6 +39,11 @@ void _mlir_ciface_msrt_kernel_avg_pool2d_f32(msjit_memref4_f32 *x, msjit_memref4
                                              int64_t kernel_w, int64_t stride_h, int64_t stride_w,
                                              int64_t pad_top, int64_t pad_bottom, int64_t pad_left,
                                              int64_t pad_right, int64_t count_include_pad);
+
+/* The heap of generated code (convert-memref-to-llvm's generic functions): a
+ * cache of large blocks reused across calls (allocator.cpp). */
+void *_mlir_memref_to_llvm_alloc(uint64_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
 
 /* The kernel an artifact imports under `name` ("msrt_kernel_conv2d_f32"), or NULL. */
 void *msrt_kernel_lookup(const char *name);
