@@ -32,14 +32,15 @@ int printStats(msjit::client::Client &client) {
       "requests        %llu compile requests: %llu compiled, %llu hits (%llu memory, %llu disk, %llu joined in flight), %llu errors\n"
       "compile time    %.1f ms total\n"
       "memory tier     %llu entries, %llu bytes\n"
-      "disk tier       %llu entries, %llu bytes\n"
+      "disk tier       %llu entries, %llu bytes, %llu evicted\n"
       "executes        %llu\n",
       s.version().c_str(), client.address().c_str(), s.uptime_s(), s.cache_dir().c_str(),
       (unsigned long long)s.compile_requests(), (unsigned long long)s.compiles(), (unsigned long long)hits,
       (unsigned long long)s.memory_hits(), (unsigned long long)s.disk_hits(),
       (unsigned long long)s.inflight_joins(), (unsigned long long)s.compile_errors(), s.compile_ms_total(),
       (unsigned long long)s.memory_entries(), (unsigned long long)s.memory_bytes(),
-      (unsigned long long)s.disk_entries(), (unsigned long long)s.disk_bytes(), (unsigned long long)s.executes());
+      (unsigned long long)s.disk_entries(), (unsigned long long)s.disk_bytes(),
+      (unsigned long long)s.disk_evictions(), (unsigned long long)s.executes());
   return 0;
 }
 

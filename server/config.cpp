@@ -25,6 +25,7 @@ std::string usage() {
          "  --log-file PATH       log here instead of stderr\n"
          "  --dump-ir DIR         write the IR after each pipeline stage to DIR\n"
          "  --cache-mem-mb N      memory tier budget in MiB (default 256)\n"
+         "  --cache-disk-mb N     disk tier budget in MiB, least recently used evicted (default 10240)\n"
          "  --max-request-mb N    largest accepted request in MiB (default 512)\n";
 }
 
@@ -58,6 +59,7 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
          return "--log-level must be one of trace, debug, info, warn, error, off";
        }},
       {"--cache-mem-mb", mib(c.cache_mem_bytes, "--cache-mem-mb")},
+      {"--cache-disk-mb", mib(c.cache_disk_bytes, "--cache-disk-mb")},
       {"--max-request-mb", mib(c.max_request_bytes, "--max-request-mb")},
   };
   for (size_t i = 0; i < args.size(); ++i) {

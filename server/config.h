@@ -16,6 +16,7 @@ struct Config {
   std::string log_file = "";       // stderr when empty
   std::string dump_ir = "";        // write the IR after each stage here
   uint64_t cache_mem_bytes = 256ull << 20;
+  uint64_t cache_disk_bytes = 10ull << 30;
   uint64_t max_request_bytes = 512ull << 20;
 };
 

@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  msjit::server::ArtifactCache cache(config.cache_dir, config.cache_mem_bytes);
+  msjit::server::ArtifactCache cache(config.cache_dir, config.cache_mem_bytes, config.cache_disk_bytes);
   if (!cache.ok()) {
     spdlog::critical("cannot use cache directory {}", config.cache_dir);
     return 1;

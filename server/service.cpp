@@ -206,6 +206,7 @@ grpc::Status MsjitService::Stats(grpc::ServerContext *, const rpc::StatsRequest 
   reply->set_memory_bytes(cache_.memoryBytes());
   reply->set_disk_entries(cache_.diskEntries());
   reply->set_disk_bytes(cache_.diskBytes());
+  reply->set_disk_evictions(cache_.evictions());
   reply->set_uptime_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
   reply->set_version(kVersion);
   reply->set_cache_dir(cache_.dir());

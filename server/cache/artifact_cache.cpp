@@ -1,6 +1,8 @@
 #include "server/cache/artifact_cache.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "server/cache/digest.h"
 #include "spdlog/spdlog.h"
@@ -19,8 +21,9 @@ std::string absolute(const std::string &dir) {
 
 }  // namespace
 
-ArtifactCache::ArtifactCache(const std::string &dir, uint64_t memory_bytes)
+ArtifactCache::ArtifactCache(const std::string &dir, uint64_t memory_bytes, uint64_t disk_bytes)
     : dir_(absolute(dir)),
+      disk_budget_(disk_bytes),
       memory_entries_(kEntryBudget),
       memory_artifacts_(memory_bytes),
       disk_entries_(dir_ + "/ac", "", /*content_addressed=*/false),
@@ -31,6 +34,7 @@ std::optional<rpc::CompileReply> ArtifactCache::lookup(const std::string &key) {
   if (auto bytes = memory_entries_.get(key); bytes && entry.ParseFromString(*bytes)) {
     // The client loads the artifact from disk: the file must still be there.
     if (disk_artifacts_.contains(entry.artifact_digest())) {
+      touch(key);
       entry.set_hit(rpc::TIER_MEMORY);
       return entry;
     }
@@ -52,6 +56,7 @@ std::optional<rpc::CompileReply> ArtifactCache::lookup(const std::string &key) {
   entry.set_hit(rpc::TIER_NONE);
   memory_entries_.put(key, entry.SerializeAsString());
   memory_artifacts_.put(entry.artifact_digest(), *artifact);
+  touch(key);
   entry.set_hit(rpc::TIER_DISK);
   return entry;
 }
@@ -70,7 +75,35 @@ bool ArtifactCache::insert(const std::string &key, const std::string &artifact,
   if (!disk_artifacts_.put(digest, artifact) || !disk_entries_.put(key, entry)) return false;
   memory_artifacts_.put(digest, artifact);
   memory_entries_.put(key, entry);
+  enforceDiskBudget();
   return true;
+}
+
+void ArtifactCache::touch(const std::string &key) {
+  std::error_code ec;
+  std::filesystem::last_write_time(disk_entries_.pathFor(key), std::filesystem::file_time_type::clock::now(), ec);
+}
+
+void ArtifactCache::enforceDiskBudget() {
+  if (diskBytes() <= disk_budget_) return;
+  std::lock_guard<std::mutex> lock(evict_mu_);
+  namespace fs = std::filesystem;
+  std::vector<std::pair<fs::file_time_type, std::string>> entries;  // (last use, key)
+  std::error_code ec;
+  for (const auto &file : fs::recursive_directory_iterator(dir_ + "/ac", ec))
+    if (file.is_regular_file(ec) && isDigest(file.path().filename().string()))
+      entries.emplace_back(file.last_write_time(ec), file.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  for (const auto &[used, key] : entries) {
+    if (diskBytes() <= disk_budget_) break;
+    rpc::CompileReply entry;
+    if (auto bytes = disk_entries_.get(key); bytes && entry.ParseFromString(*bytes))
+      disk_artifacts_.remove(entry.artifact_digest());
+    disk_entries_.remove(key);
+    memory_entries_.remove(key);
+    ++evictions_;
+    spdlog::info("cache: evicted {} (disk tier over its {} MiB budget)", key.substr(0, 12), disk_budget_ >> 20);
+  }
 }
 
 std::optional<std::string> ArtifactCache::artifactBytes(const rpc::CompileReply &entry) {

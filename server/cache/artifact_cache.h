@@ -4,10 +4,14 @@
 //   disk:   ac/<key>           the entry (a CompileReply), and
 //           cas/<digest>.so    the artifact, content-addressed
 // The artifact is committed before the entry that names it, so an entry on
-// disk always points at a complete artifact.
+// disk always points at a complete artifact. The disk tier is bounded: past
+// its budget the least recently used entries (an entry's mtime is refreshed on
+// every hit) are evicted with their artifacts.
 #ifndef MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H
 #define MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H
 
+#include <atomic>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -19,7 +23,7 @@ namespace msjit::server {
 
 class ArtifactCache {
  public:
-  ArtifactCache(const std::string &dir, uint64_t memory_bytes);
+  ArtifactCache(const std::string &dir, uint64_t memory_bytes, uint64_t disk_bytes = 10ull << 30);
 
   bool ok() const { return disk_entries_.ok() && disk_artifacts_.ok(); }
 
@@ -39,9 +43,16 @@ class ArtifactCache {
   uint64_t diskEntries() const { return disk_entries_.entries(); }
   uint64_t diskBytes() const { return disk_entries_.bytes() + disk_artifacts_.bytes(); }
   const std::string &dir() const { return dir_; }
+  uint64_t evictions() const { return evictions_; }
 
  private:
+  void touch(const std::string &key);
+  void enforceDiskBudget();
+
   std::string dir_;
+  uint64_t disk_budget_;
+  std::mutex evict_mu_;
+  std::atomic<uint64_t> evictions_{0};
   MemoryStore memory_entries_, memory_artifacts_;
   DiskStore disk_entries_, disk_artifacts_;
 };

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -133,4 +134,31 @@ TEST_CASE("cache key is stable and depends on what changes the artifact", "[cach
   CHECK(names == std::vector<std::string>{"cache_version", "compiler_version", "artifact_abi", "target_triple",
                                           "target_cpu", "target_features", "jit_level", "backend", "exec_order",
                                           "disable_format_transform", "infer_boost", "graph_sha256"});
+}
+
+TEST_CASE("disk tier evicts the least recently used entries past its budget", "[cache]") {
+  TempDir dir;
+  msjit::rpc::CompileReply reply;
+  std::string artifact(3000, 'x');
+  // Each entry is ~3 KB of artifact plus a small record: a 7 KB budget keeps two.
+  ArtifactCache cache(dir.path, 1 << 20, 7000);
+  auto insert = [&](char k, char fill) {
+    msjit::rpc::CompileReply r;
+    REQUIRE(cache.insert(key(k), std::string(3000, fill), r));
+    return r;
+  };
+  auto first = insert('a', '1');
+  insert('b', '2');
+  // A hit refreshes 'a': with mtime resolution in mind, make the order unambiguous.
+  std::filesystem::last_write_time(dir.path + "/ac/" + key('b').substr(0, 2) + "/" + key('b'),
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::seconds(60));
+  REQUIRE(cache.lookup(key('a')));
+  insert('c', '3');
+  CHECK(cache.diskBytes() <= 7000);
+  CHECK(cache.evictions() == 1);
+  ArtifactCache reopened(dir.path, 1 << 20, 7000);
+  CHECK(reopened.lookup(key('a')));
+  CHECK_FALSE(reopened.lookup(key('b')));
+  CHECK(reopened.lookup(key('c')));
+  CHECK(std::filesystem::exists(first.artifact_path()));
 }

@@ -39,3 +39,10 @@ TEST_CASE("bad flags get messages naming the flag", "[config]") {
   CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--bogus", "1"}) == "unknown flag '--bogus'");
   CHECK(parse({"--listen"}) == "--listen needs a value");
 }
+
+TEST_CASE("the disk budget flag", "[config]") {
+  Config c;
+  REQUIRE(parse({"--listen", "x:1", "--cache-dir", "d", "--cache-disk-mb", "64"}, c) == "");
+  CHECK(c.cache_disk_bytes == 64ull << 20);
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--cache-disk-mb", "0"}).find("--cache-disk-mb") == 0);
+}

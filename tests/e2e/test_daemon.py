@@ -160,3 +160,14 @@ def test_bad_flags_exit_2_naming_the_flag():
     proc = subprocess.run([msjitd_binary(), "--listen", "unix:///tmp/x.sock", "--cache-dir", "/tmp/x", "--jobs", "0"],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and "--jobs must be > 0" in proc.stderr
+
+
+def test_disk_budget_evicts_least_recently_used(make_daemon):
+    d = make_daemon("--cache-disk-mb", "1").start()
+    stub = d.stub()
+    for n in range(1, 120):   # distinct graphs, ~16 KB artifacts each: well past 1 MiB
+        stub.Compile(request(mul_add((n, 3))))
+    stats = stub.Stats(msjit_pb2.StatsRequest())
+    assert stats.disk_evictions > 0
+    assert stats.disk_bytes <= 1 << 20
+    assert stats.compiles == 119
