@@ -24,6 +24,7 @@ from .dtype import bool_, float16, float32, float64, int32, int64  # noqa: E402
 from .errors import (CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning,  # noqa: E402
                      MsjitError, UnsupportedSyntaxError)
 from .initializer import set_seed  # noqa: E402
+from .explain import explain  # noqa: E402
 from .jit import jit  # noqa: E402
 from .parameter import Parameter  # noqa: E402
 from .tensor import Tensor  # noqa: E402

@@ -1,0 +1,69 @@
+"""``explain(fn, *args)``: what jit would do with this call, without compiling or running it.
+
+The report names the capture mode and options, the guard the call would be cached under, the
+graph captured (as text, with each node's source line) or, when capture fails, the construct
+that breaks the graph with its file:line and what happens then (JIT Fallback to eager, or an
+error under fullgraph/STRICT) — the visibility ``torch._dynamo.explain`` gives.
+"""
+from dataclasses import dataclass, field
+
+from .errors import UnsupportedSyntaxError
+from .jit import JitFunction, _guard_key, jit
+
+
+@dataclass
+class GraphBreak:
+    location: str       # "file.py:12"
+    reason: str
+    consequence: str    # "runs eagerly (JIT Fallback)" or "raises (fullgraph)"
+
+
+@dataclass
+class Explanation:
+    function: str
+    capture_mode: str
+    jit_level: str
+    guard: tuple
+    graphs: list = field(default_factory=list)        # graph texts
+    breaks: list = field(default_factory=list)        # GraphBreak
+    cached: bool = False                               # a compiled entry already matches the guard
+
+    def __str__(self):
+        lines = [f"{self.function}: capture_mode={self.capture_mode}, jit_level={self.jit_level}",
+                 f"guard: {self.guard}",
+                 f"compiled entry for this guard: {'yes' if self.cached else 'no'}",
+                 f"graphs: {len(self.graphs)}, graph breaks: {len(self.breaks)}"]
+        for b in self.breaks:
+            lines.append(f"  break at {b.location}: {b.reason} -> {b.consequence}")
+        for i, text in enumerate(self.graphs):
+            lines.append(f"graph {i}:")
+            lines.extend("  " + line for line in text.splitlines())
+        return "\n".join(lines)
+
+
+def _split_location(message):
+    """UnsupportedSyntaxError messages start with 'file:line: '."""
+    head, sep, rest = message.partition(": ")
+    if sep and ":" in head and head.rsplit(":", 1)[1].isdigit():
+        return head, rest
+    return "<unknown>", message
+
+
+def explain(fn, *args, **kwargs):
+    """Explain how ``fn`` (a plain function or a jitted one) would be captured for these
+    arguments. Nothing is compiled and nothing is run eagerly."""
+    jitted = fn if isinstance(fn, JitFunction) else jit(fn)
+    args, kwargs = jitted._normalize(args, kwargs)
+    config = jitted.config
+    report = Explanation(function=getattr(jitted.fn, "__qualname__", repr(jitted.fn)),
+                         capture_mode=config.capture_mode, jit_level=config.jit_level,
+                         guard=_guard_key(args, kwargs), cached=_guard_key(args, kwargs) in jitted._cache)
+    try:
+        captured = jitted._capture(args, kwargs)
+    except UnsupportedSyntaxError as e:
+        location, reason = _split_location(str(e))
+        consequence = "raises (fullgraph=True)" if config.fullgraph else "runs eagerly (JIT Fallback)"
+        report.breaks.append(GraphBreak(location, reason, consequence))
+        return report
+    report.graphs.append(captured.graph.as_text())
+    return report
