@@ -9,6 +9,7 @@ capture_mode "bytecode" currently uses the ast interpreter and "trace" runs the 
 tracers (see capture/); both have the same guards and caching.
 """
 import inspect
+import os
 import logging
 import re
 import time
@@ -96,6 +97,7 @@ class JitFunction:
         self.stats = JitStats()
         self._cache = {}
         self._fast = _no_fast       # FastCall of the entry used last, when it has one
+        self._last_key = None       # guard of the entry used last (recompile reasons)
         self._fallback = False
 
     @property
@@ -116,10 +118,13 @@ class JitFunction:
         key = _guard_key(args, kwargs)
         entry = self._cache.get(key)
         if entry is None or entry.stale():
+            if self._cache and _LOG_RECOMPILES:
+                _log_recompile(self.__qualname__, self._last_key, key, entry)
             entry = self._compile(args, kwargs)
             if entry is None:
                 return self.fn(*args, **kwargs)
             self._cache[key] = entry
+        self._last_key = key
         self._fast = entry.fast or _no_fast
         return entry(args)
 
@@ -178,6 +183,21 @@ class JitFunction:
             if _fast_eligible(captured, args, kwargs):
                 fast = _with_parameters(runtime.fast_call(exe, captured.tree is None), captured)
         return _Entry(captured, exe, fast)
+
+
+_LOG_RECOMPILES = "recompiles" in os.environ.get("MSJIT_LOG", "").split(",")
+
+
+def _log_recompile(name, previous, key, stale_entry):
+    """Why a function compiles again: which guard entry changed since the last call."""
+    if stale_entry is not None:
+        reason = "captured state changed (a Parameter was folded, or a Cell changed)"
+    elif previous is None or len(previous) != len(key):
+        reason = f"the call signature changed: {previous} -> {key}"
+    else:
+        changed = [f"argument {i}: {old} -> {new}" for i, (old, new) in enumerate(zip(previous, key)) if old != new]
+        reason = "; ".join(changed) or "a keyword argument changed"
+    logger.info("recompiling %s: %s", name, reason)
 
 
 def _guard_key(args, kwargs):
