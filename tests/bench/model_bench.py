@@ -13,8 +13,17 @@ sys.path[:0] = [os.path.join(ROOT, "client_py"), os.path.join(ROOT, "tests")]
 os.environ.setdefault("MSJIT_HOME", tempfile.mkdtemp(prefix="msjit-bench-", dir="/tmp"))
 os.environ.pop("MSJITD_ADDRESS", None)
 
+import atexit  # noqa: E402
+
 import mindspore  # noqa: E402
 from msjit import rpc  # noqa: E402
+
+
+@atexit.register
+def _stop_private_daemon():
+    """The daemon this run started for its private MSJIT_HOME is not left behind."""
+    for proc in rpc._spawned:
+        proc.terminate()
 
 
 def measure(fn, x, iterations):

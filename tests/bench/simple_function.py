@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import mindspore  # noqa: E402
 from mindspore import Tensor  # noqa: E402
 from msjit import rpc  # noqa: E402
+from model_bench import _stop_private_daemon  # noqa: E402,F401  (stops the private daemon at exit)
 
 RUNS = 1000
 REPEATS = 5  # best of, for the per-call figure
