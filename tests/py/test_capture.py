@@ -335,14 +335,14 @@ def test_empty_axes_attribute_is_present():
 # ---- unsupported syntax ---------------------------------------------------------------------------
 
 def uses_for(x):
-    for _ in range(2):  # <for>
-        x = x + 1
+    for _ in range(10 ** 6):  # <for>
+        pass
     return x
 
 
 def uses_while(x):
-    while False:  # <while>
-        pass
+    while x.sum() > 100:  # <while>
+        x = x - 1
     return x
 
 
@@ -409,8 +409,9 @@ def uses_unsupported_helper(x):
 
 
 def helper_with_loop(x):
-    while True:  # <helper-while>
-        return x
+    while x.sum() > 100:  # <helper-while>
+        x = x - 1
+    return x
 
 
 UNSUPPORTED = [

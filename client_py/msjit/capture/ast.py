@@ -7,6 +7,15 @@ User helper functions (and other jitted functions) are inlined by interpreting t
 source. Whatever cannot be captured raises UnsupportedSyntaxError at its exact file:line;
 jit decides whether that is fatal (fullgraph=True) or means running eagerly (JIT Fallback).
 
+Control flow (see control.py for the rules):
+- ``for`` and ``while`` loops run at capture, so they are unrolled: the loop variable is a Python
+  constant or a tensor each iteration (a ``for`` over a tensor walks its first axis); ``break``,
+  ``continue`` and ``else`` behave as in Python. At most ``MAX_UNROLL`` iterations per loop; a
+  ``while`` whose condition is a tensor needs graph loops and is unsupported.
+- ``if``/``elif``/ternaries/``and``/``or``/``not`` on a one-element tensor capture *both* branches
+  and merge every variable they assign with ``ops.where`` (Select), so the predicate stays in the
+  graph. Branches must be free of side effects; if one returns, both must.
+
 Globals and closure variables are read once, at capture: changing them later does not
 recompile, as with MindSpore's ast mode. capture_mode="bytecode" also uses this interpreter for
 now; bytecode symbolic execution (graph breaks, guards on assumptions) is future work.
@@ -27,6 +36,7 @@ from ..mixin import TensorMixin
 from ..ops.classes import PrimitiveOp
 from ..ops.prims import Primitive
 from ..tensor import Tensor
+from .control import BREAK, CONTINUE, MAX_UNROLL, Branches, OneBranch, merge_values, predicate
 from .graph import GraphBuilder, Tracer, contains_tracer
 
 _BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
@@ -48,12 +58,18 @@ _OP_FUNCTIONS = ops.OP_FUNCTIONS
 # Builtins that only look at Python structure, never at a tensor's value: fine with tracers inside
 # (abs calls the tensor's __abs__, an op).
 _STRUCTURAL = frozenset({len, tuple, list, dict, zip, enumerate, isinstance, abs})
+_ITERATING = frozenset({enumerate, zip, list, tuple, iter})   # iterate their tensor arguments
 _PURE_BUILTINS = _STRUCTURAL | {range, float, int, bool, str, min, max, abs, round, sum, any, all}
 _CONSTANT_MODULES = frozenset({"numpy", "math", "msjit"})   # called when no argument is a tensor
 _CONSTANT_METHOD_OWNERS = (list, tuple, dict, str, int, float, bool)
+# Methods of containers that store or hand back their elements without looking at them: fine with
+# tracers as elements (index, count, remove and 'in' compare values, so they are not).
+_STRUCTURAL_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", "values", "items",
+                                 "update", "setdefault", "copy", "clear", "reverse", "popitem"})
 
 _DESCRIPTIONS = {
     ast.For: "'for' loop", ast.AsyncFor: "'async for' loop", ast.While: "'while' loop",
+    ast.Break: "'break'", ast.Continue: "'continue'",
     ast.Try: "'try' statement", ast.With: "'with' statement", ast.AsyncWith: "'async with' statement",
     ast.FunctionDef: "nested function definition", ast.AsyncFunctionDef: "nested function definition",
     ast.ClassDef: "class definition", ast.Raise: "'raise' statement", ast.Assert: "'assert' statement",
@@ -79,6 +95,9 @@ def capture_ast(fn, args, kwargs=None, fold_parameters=False):
     else:
         result = builder.run(interpreter.call, fn, builder.bind_args(args), kwargs or {})
     return builder.finish(result)
+
+
+_MISSING = object()   # a variable not bound in a branch
 
 
 class _Return:
@@ -149,6 +168,19 @@ def _is_constant_callable(func):
         inspect.isbuiltin(func) and type(getattr(func, "__self__", None)) in _CONSTANT_METHOD_OWNERS)
 
 
+def _rows(tracer):
+    """Iterating a tensor: its rows, sliced as they are reached (a loop that breaks early records
+    no slices it never uses); shapes are static, so the count is known."""
+    if not tracer.shape:
+        raise TypeError("iteration over a 0-d tensor")
+    return (tracer[i] for i in range(tracer.shape[0]))
+
+
+def _structural_method(func):
+    return (inspect.isbuiltin(func) and type(getattr(func, "__self__", None)) in (list, dict)
+            and func.__name__ in _STRUCTURAL_METHODS)
+
+
 def _callable_name(func):
     module = getattr(func, "__module__", None)
     name = getattr(func, "__qualname__", None) or type(func).__name__
@@ -159,6 +191,7 @@ class _Interpreter:
     def __init__(self, builder):
         self.builder = builder
         self.frame = None
+        self.branches = Branches(self)   # capturing a branch of a condition on a tensor
         builder.call_cell = self.call_cell   # Cells called from library code come back here
 
     def call_cell(self, cell, args, kwargs):
@@ -222,11 +255,95 @@ class _Interpreter:
         text = linecache.getline(file, node.lineno)
         return UnsupportedSyntaxError(file, node.lineno, what or _describe(node), text)
 
-    def _truth(self, value, node):
-        if type(value) is Tracer:
-            raise self._unsupported(node, "a condition on a tensor value "
-                                    "(graph control flow is not supported yet)")
-        return bool(value)
+    def unsupported_here(self, what):
+        """UnsupportedSyntaxError at the node being interpreted (for errors from library code)."""
+        file, line = self.builder.location or (self.frame.file, 0)
+        return UnsupportedSyntaxError(file, line, what, linecache.getline(file, line))
+
+    # -- control flow ---------------------------------------------------------------------
+    def _loop_body(self, node, count):
+        if count > MAX_UNROLL:
+            raise self._unsupported(node, f"{_describe(node)} running more than {MAX_UNROLL} iterations "
+                                    "(loops are unrolled at capture)")
+        return self._block(node.body)
+
+    def visit_For(self, node):
+        iterable = self._visit(node.iter)
+        items = iter(_rows(iterable) if type(iterable) is Tracer else iterable)
+        count = 0
+        for item in items:
+            count += 1
+            self._assign(node.target, item)
+            signal = self._loop_body(node, count)
+            if signal is BREAK:
+                return None
+            if signal is not None and signal is not CONTINUE:
+                return signal   # a return
+        return self._block(node.orelse)
+
+    def visit_While(self, node):
+        count = 0
+        while True:
+            test = self._visit(node.test)
+            if type(test) is Tracer:
+                raise self._unsupported(node, "'while' loop whose condition is a tensor value (it would "
+                                        "need a loop in the graph; loop over a constant range instead)")
+            if not test:
+                return self._block(node.orelse)
+            count += 1
+            signal = self._loop_body(node, count)
+            if signal is BREAK:
+                return None
+            if signal is not None and signal is not CONTINUE:
+                return signal
+
+    def visit_Break(self, node):
+        return BREAK
+
+    def visit_Continue(self, node):
+        return CONTINUE
+
+    def _branch_error(self, node):
+        return lambda message: self._unsupported(node, f"a condition on a tensor value where {message}")
+
+    def _tensor_if(self, node, cond):
+        """Both branches of ``if cond:`` for a tensor ``cond``, merged with ops.where."""
+        frame = self.frame
+        before = frame.locals
+        outcomes = []
+        try:
+            for body in (node.body, node.orelse):
+                frame.locals = dict(before)
+                with self.branches:
+                    signal = self._block(body)
+                if signal is BREAK or signal is CONTINUE:
+                    raise self._unsupported(node, f"a condition on a tensor value with '{signal}' in a branch "
+                                            "(jit captures both branches)")
+                outcomes.append((signal, frame.locals))
+        finally:
+            frame.locals = before
+        (then_ret, then_vars), (else_ret, else_vars) = outcomes
+        fail = self._branch_error(node)
+        if (then_ret is None) != (else_ret is None):
+            raise self._unsupported(node, "a condition on a tensor value with 'return' in only one branch "
+                                    "(jit captures both branches: both must return, or neither)")
+        if then_ret is not None:
+            return type(then_ret)(merge_values(cond, then_ret.value, else_ret.value, "the return value", fail))
+        text = linecache.getline(frame.file, node.lineno)
+        for name in dict.fromkeys([*then_vars, *else_vars]):
+            tv, ev = then_vars.get(name, _MISSING), else_vars.get(name, _MISSING)
+            if tv is ev:
+                value = tv
+            elif _MISSING in (tv, ev) or isinstance(tv, OneBranch) or isinstance(ev, OneBranch):
+                value = OneBranch(name, frame.file, node.lineno, text)
+            else:
+                value = merge_values(cond, tv, ev, f"variable {name!r}", fail)
+            before[name] = value
+        return None
+
+    def _condition(self, value, node):
+        """A Python truth value, or the 0-d bool predicate tensor of a tensor condition."""
+        return predicate(value) if type(value) is Tracer else bool(value)
 
     # -- statements: return None, or _Return from a 'return' ------------------------------
     def visit_Expr(self, node):
@@ -239,7 +356,10 @@ class _Interpreter:
         return _Return(None if node.value is None else self._visit(node.value))
 
     def visit_If(self, node):
-        return self._block(node.body if self._truth(self._visit(node.test), node.test) else node.orelse)
+        cond = self._condition(self._visit(node.test), node.test)
+        if type(cond) is Tracer:
+            return self._tensor_if(node, cond)
+        return self._block(node.body if cond else node.orelse)
 
     def visit_Assign(self, node):
         value = self._visit(node.value)
@@ -254,6 +374,10 @@ class _Interpreter:
         if not isinstance(node.target, ast.Name):
             raise self._unsupported(node.target, _describe(node.target))
         current = self._load(node.target.id)
+        if self.branches.mutates_inplace(current):
+            raise self._unsupported(node, f"changing {type(current).__name__} {node.target.id!r} in place inside "
+                                    "a branch of a condition on a tensor value (a side effect: jit captures "
+                                    "both branches)")
         self._assign(node.target, self._binop(node.op, current, self._visit(node.value), node, inplace=True))
 
     def _assign(self, target, value):
@@ -290,7 +414,10 @@ class _Interpreter:
         """Python's lookup order: locals, closure, globals, builtins."""
         frame = self.frame
         if name in frame.locals:
-            return frame.locals[name]
+            value = frame.locals[name]
+            if type(value) is OneBranch:
+                raise value.error(self.builder.location[1] if self.builder.location else "?")
+            return value
         if name in frame.local_names:
             raise UnboundLocalError(f"local variable {name!r} referenced before assignment")
         code = frame.fn.__code__
@@ -325,10 +452,10 @@ class _Interpreter:
         return tuple(self._elements(node.elts))
 
     def visit_List(self, node):
-        return self._elements(node.elts)
+        return self.branches.created(self._elements(node.elts))
 
     def visit_Set(self, node):
-        return set(self._elements(node.elts))
+        return self.branches.created(set(self._elements(node.elts)))
 
     def visit_Dict(self, node):
         out = {}
@@ -337,7 +464,7 @@ class _Interpreter:
                 out.update(self._visit(v))
             else:
                 out[self._visit(k)] = self._visit(v)
-        return out
+        return self.branches.created(out)
 
     def _elements(self, elts):
         out = []
@@ -365,6 +492,8 @@ class _Interpreter:
     def visit_UnaryOp(self, node):
         symbol, fn = _UNARYOPS[type(node.op)]
         value = self._visit(node.operand)
+        if type(value) is Tracer and isinstance(node.op, ast.Not):
+            return ops.logical_not(predicate(value))
         if type(value) is Tracer and not isinstance(node.op, (ast.USub, ast.Invert)):
             raise self._unsupported(node, f"operator '{symbol}' on a tensor")
         return fn(value)
@@ -386,15 +515,34 @@ class _Interpreter:
         return result
 
     def visit_BoolOp(self, node):
+        return self._boolop(node, node.values)
+
+    def _boolop(self, node, operands):
+        """``a and b`` is ``b if a else a``, ``a or b`` is ``a if a else b``; for a tensor ``a``
+        both are captured and merged."""
+        value = self._visit(operands[0])
+        if len(operands) == 1:
+            return value
         is_and = isinstance(node.op, ast.And)
-        for operand in node.values[:-1]:
-            value = self._visit(operand)
-            if self._truth(value, operand) != is_and:
-                return value
-        return self._visit(node.values[-1])
+        cond = self._condition(value, operands[0])
+        if type(cond) is Tracer:
+            with self.branches:
+                rest = self._boolop(node, operands[1:])
+            then_value, else_value = (rest, value) if is_and else (value, rest)
+            what = f"the value of '{'and' if is_and else 'or'}'"
+            return merge_values(cond, then_value, else_value, what, self._branch_error(node))
+        return value if cond != is_and else self._boolop(node, operands[1:])
 
     def visit_IfExp(self, node):
-        return self._visit(node.body if self._truth(self._visit(node.test), node.test) else node.orelse)
+        cond = self._condition(self._visit(node.test), node.test)
+        if type(cond) is not Tracer:
+            return self._visit(node.body if cond else node.orelse)
+        with self.branches:
+            then_value = self._visit(node.body)
+        with self.branches:
+            else_value = self._visit(node.orelse)
+        return merge_values(cond, then_value, else_value, "the value of the conditional expression",
+                            self._branch_error(node))
 
     def visit_Call(self, node):
         func = self._visit(node.func)
@@ -421,9 +569,19 @@ class _Interpreter:
             return self.call_cell(func, args, kwargs)
         if func is isinstance and len(args) == 2 and type(args[0]) is Tracer:
             return issubclass(Tensor, args[1])  # a tensor under capture is a Tensor to user code
+        if _in(func, _ITERATING) and any(type(a) is Tracer for a in args):
+            args = [_rows(a) if type(a) is Tracer else a for a in args]
+        if func is len and len(args) == 1 and not kwargs and type(args[0]) is Tracer:
+            if not args[0].shape:
+                raise TypeError("len() of a 0-d tensor")
+            return args[0].shape[0]     # shapes are static
+        if self.branches.mutates(func):
+            raise self._unsupported(node, f"call to {type(func.__self__).__name__}.{func.__name__} on a "
+                                    "container from outside a branch of a condition on a tensor value (a side "
+                                    "effect: jit captures both branches)")
         has_tracer = contains_tracer(args) or contains_tracer(kwargs)
-        if _is_constant_callable(func) and (not has_tracer or _in(func, _STRUCTURAL)):
-            return func(*args, **kwargs)
+        if _is_constant_callable(func) and (not has_tracer or _in(func, _STRUCTURAL) or _structural_method(func)):
+            return self.branches.created(func(*args, **kwargs))
         target = func.__func__ if inspect.ismethod(func) else func
         library = (getattr(target, "__module__", None) or "").split(".")[0] in _CONSTANT_MODULES
         if inspect.isfunction(target) and not library:
