@@ -77,8 +77,8 @@ class _Entry:
         return unflatten(c.tree, leaves)
 
     def stale(self):
-        """A Parameter folded into this graph as a constant has changed since."""
-        return any(p._version != version for p, version in self.captured.folded)
+        """What an assumption of this graph no longer matches (see Captured.guard_holds), or None."""
+        return self.captured.guard_holds()
 
 
 def _no_fast(args):
@@ -119,7 +119,7 @@ class JitFunction:
         entry = self._cache.get(key)
         if entry is None or entry.stale():
             if self._cache and _LOG_RECOMPILES:
-                _log_recompile(self.__qualname__, self._last_key, key, entry)
+                _log_recompile(self.__qualname__, self._last_key, key, entry and entry.stale())
             entry = self._compile(args, kwargs)
             if entry is None:
                 return self.fn(*args, **kwargs)
@@ -181,17 +181,18 @@ class JitFunction:
             logger.debug("%s: compiled %d nodes (key %s, cache tier %d) in %.1f ms", graph.name,
                          len(graph.nodes), reply.key[:12], reply.hit, (time.perf_counter() - t0) * 1e3)
             if _fast_eligible(captured, args, kwargs):
-                fast = _with_parameters(runtime.fast_call(exe, captured.tree is None), captured)
+                fast = _with_guards(_with_parameters(runtime.fast_call(exe, captured.tree is None), captured),
+                                    captured)
         return _Entry(captured, exe, fast)
 
 
 _LOG_RECOMPILES = "recompiles" in os.environ.get("MSJIT_LOG", "").split(",")
 
 
-def _log_recompile(name, previous, key, stale_entry):
+def _log_recompile(name, previous, key, stale_reason):
     """Why a function compiles again: which guard entry changed since the last call."""
-    if stale_entry is not None:
-        reason = "captured state changed (a Parameter was folded, or a Cell changed)"
+    if stale_reason:
+        reason = stale_reason
     elif previous is None or len(previous) != len(key):
         reason = f"the call signature changed: {previous} -> {key}"
     else:
@@ -234,6 +235,15 @@ def _fast_eligible(captured, args, kwargs):
             and all(kind == OUT for kind, _ in leaves)
             and [i for _, i in leaves] == list(range(len(leaves)))
             and (tree is None or (tree[0] is tuple and all(t is None for t in tree[1]))))
+
+
+def _with_guards(fast, captured):
+    """The FastCall of a graph that assumed global values: checked first, so a changed global
+    falls to the slow path, which recompiles."""
+    if not captured.globals_read:
+        return fast
+    holds = captured.guard_holds
+    return lambda args: fast(args) if holds() is None else None
 
 
 def _with_parameters(fast, captured):

@@ -20,6 +20,14 @@ SCRIPT = textwrap.dedent("""
     j(msjit.Tensor(np.ones((4, 3), np.float32)), 2.0)      # shape
     j(msjit.Tensor(np.ones((4, 3), np.int32)), 2.0)        # dtype
     j(msjit.Tensor(np.ones((4, 3), np.int32)), 3.0)        # constant
+
+    G = 1.5
+    def g(x):
+        return x * G
+    k = msjit.jit(g)
+    k(msjit.Tensor(np.ones((2,), np.float32)))
+    G = 2.5
+    k(msjit.Tensor(np.ones((2,), np.float32)))             # global
 """)
 
 
@@ -34,10 +42,11 @@ def run(tmp_path, env_log):
 
 def test_each_recompile_is_logged_with_its_reason(tmp_path, module_daemon_home):
     lines = run(tmp_path, "recompiles")
-    assert len(lines) == 3, lines
+    assert len(lines) == 4, lines
     assert "argument 0" in lines[0] and "(2, 3)" in lines[0] and "(4, 3)" in lines[0]
     assert "argument 0" in lines[1] and "int32" in lines[1]
     assert "argument 1" in lines[2] and "2.0" in lines[2] and "3.0" in lines[2]
+    assert "global 'G' changed: 1.5 -> 2.5" in lines[3]
 
 
 def test_silent_without_the_flag(tmp_path, module_daemon_home):

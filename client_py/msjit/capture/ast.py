@@ -16,8 +16,9 @@ Control flow (see control.py for the rules):
   and merge every variable they assign with ``ops.where`` (Select), so the predicate stays in the
   graph. Branches must be free of side effects; if one returns, both must.
 
-Globals and closure variables are read once, at capture: changing them later does not
-recompile, as with MindSpore's ast mode. capture_mode="bytecode" also uses this interpreter for
+Globals and closure variables are read once, at capture. Globals holding Python constants
+(numbers, strings, None, tuples of them) are guarded: when one has changed, the next call
+recaptures and recompiles (as torch.compile does; MindSpore's ast mode would keep the old value). capture_mode="bytecode" also uses this interpreter for
 now; bytecode symbolic execution (graph breaks, guards on assumptions) is future work.
 """
 import ast
@@ -427,7 +428,9 @@ class _Interpreter:
             except ValueError:
                 raise NameError(f"free variable {name!r} referenced before assignment") from None
         if name in frame.fn.__globals__:
-            return frame.fn.__globals__[name]
+            value = frame.fn.__globals__[name]
+            self.builder.read_global(frame.fn.__globals__, name, value)
+            return value
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise NameError(f"name {name!r} is not defined")

@@ -115,6 +115,8 @@ class Captured:
     objects passed after the inputs (graph parameters, in order); ``updates`` are
     ``(Parameter, output index)`` pairs to write back after a run (e.g. BatchNorm statistics);
     ``folded`` are ``(Parameter, version)`` pairs baked in as constants (infer_boost="on").
+    ``globals_read`` are ``(namespace, name, value)`` of the Python-constant globals the capture
+    read: the graph assumed those values (see ``guard_holds``).
     """
     graph: Graph
     tree: Any
@@ -123,6 +125,29 @@ class Captured:
     parameters: tuple = ()
     updates: tuple = ()
     folded: tuple = ()
+    globals_read: tuple = ()
+
+    def guard_holds(self):
+        """None while every assumption still holds, else what changed: a folded Parameter was
+        updated, or a global this graph read as a constant has another value now."""
+        for p, version in self.folded:
+            if p._version != version:
+                return f"Parameter {p.name!r} (folded into the graph) was updated"
+        for namespace, name, value in self.globals_read:
+            now = namespace.get(name, _UNSET)
+            if type(now) is not type(value) or now != value:
+                return f"global {name!r} changed: {value!r} -> {'<deleted>' if now is _UNSET else repr(now)}"
+        return None
+
+
+_UNSET = object()
+
+
+def _is_guardable(value):
+    """Python constants a graph can depend on by value: numbers, strings, None and tuples of them."""
+    if isinstance(value, tuple):
+        return all(_is_guardable(v) for v in value)
+    return value is None or type(value) in (bool, int, float, complex, str)
 
 
 def contains_tracer(v):
@@ -180,6 +205,12 @@ class GraphBuilder:
         self._param_values = {}     # id(Parameter) -> its current value under capture
         self._updates = {}          # id(Parameter) -> (Parameter, Tracer of its new value)
         self._folded = {}           # id(Parameter) -> (Parameter, version)
+        self._globals_read = {}     # (id(namespace), name) -> (namespace, name, value)
+
+    def read_global(self, namespace, name, value):
+        """A global read during capture; Python constants are assumed, so they are guarded."""
+        if _is_guardable(value):
+            self._globals_read.setdefault((id(namespace), name), (namespace, name, value))
 
     def current_location(self):
         return self.location
@@ -283,4 +314,5 @@ class GraphBuilder:
         graph = Graph(self.name, tuple((n, a) for n, a, _ in self.inputs), tuple(self.nodes),
                       tuple(outputs), tuple((t.name, t.aval) for t, _ in self.parameters))
         return Captured(graph, tree, tuple(kinds), tuple(p for _, _, p in self.inputs),
-                        tuple(p for _, p in self.parameters), tuple(updates), tuple(self._folded.values()))
+                        tuple(p for _, p in self.parameters), tuple(updates), tuple(self._folded.values()),
+                        tuple(self._globals_read.values()))
