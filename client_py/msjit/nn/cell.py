@@ -177,8 +177,9 @@ class Cell(metaclass=_CellMeta):
         return "\n".join(lines) + (">" if len(lines) == 1 else "\n  >")
 
 
-class SequentialCell(Cell):
-    """``SequentialCell(*args)``: Cells (or one list/OrderedDict of them) applied in order."""
+class _CellContainer(Cell):
+    """Cells (given as arguments, or as one list/tuple/OrderedDict) registered in order as
+    sub-cells "0", "1", ...: indexable, iterable (capture unrolls loops over them), appendable."""
 
     def __init__(self, *args):
         super().__init__()
@@ -186,22 +187,41 @@ class SequentialCell(Cell):
             args = args[0]
         items = args.items() if isinstance(args, dict) else ((str(i), c) for i, c in enumerate(args))
         for name, cell in items:
-            if not isinstance(cell, Cell):
-                raise TypeError(f"SequentialCell: item {name!r} is a {type(cell).__name__}, not a Cell")
+            self._check(name, cell)
             setattr(self, name, cell)
+
+    def _check(self, name, cell):
+        if not isinstance(cell, Cell):
+            raise TypeError(f"{type(self).__name__}: item {name!r} is a {type(cell).__name__}, not a Cell")
 
     def __getitem__(self, index):
         cells = list(self._cells.values())
-        return SequentialCell(cells[index]) if isinstance(index, slice) else cells[index]
+        return type(self)(cells[index]) if isinstance(index, slice) else cells[index]
 
     def __len__(self):
         return len(self._cells)
 
+    def __iter__(self):
+        return iter(list(self._cells.values()))
+
     def append(self, cell):
+        self._check(str(len(self)), cell)
         setattr(self, str(len(self)), cell)
         return self
+
+
+class SequentialCell(_CellContainer):
+    """``SequentialCell(*args)``: Cells (or one list/OrderedDict of them) applied in order."""
 
     def construct(self, input_data):
         for cell in self._cells.values():
             input_data = cell(input_data)
         return input_data
+
+
+class CellList(_CellContainer):
+    """``CellList(cells)``: a list of Cells whose parameters belong to the owner; iterate it in
+    ``construct`` (loops over it are unrolled at capture). It is not itself callable."""
+
+    def construct(self, *args, **kwargs):
+        raise TypeError("CellList is a container: iterate over it in construct rather than calling it")
