@@ -5,8 +5,9 @@ Stages on a cache miss: capture (ast | bytecode | trace) -> Captured graph -> Mi
 a guard key: for each argument, a Tensor's (dtype, shape) or a constant's value. The compile
 options are fixed per JitFunction, so its cache is implicitly keyed on them too.
 
-capture_mode "bytecode" currently uses the ast interpreter and "trace" runs the function on
-tracers (see capture/); both have the same guards and caching.
+capture_mode "bytecode" currently uses the ast interpreter (same guards, including Python-constant
+globals). "trace" runs the function on tracers once per input signature: it guards the inputs'
+dtypes and shapes only, so Python control flow, globals and side effects are frozen to that call.
 """
 import inspect
 import os

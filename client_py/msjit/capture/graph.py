@@ -4,6 +4,7 @@ A Tracer carries only an abstract value and a name in the graph; nothing here ex
 Node names come from a counter and locations from the user's source, so capturing the same
 function with the same argument signature gives the same Graph every time.
 """
+import linecache
 import threading
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -42,7 +43,8 @@ class Tracer(TensorMixin):
     def _concrete(self, what):
         file, line = self.builder.current_location() or ("<unknown>", 0)
         raise UnsupportedSyntaxError(file, line, f"{what} of a tensor under capture "
-                                     "(its value is only known when the compiled function runs)")
+                                     "(its value is only known when the compiled function runs)",
+                                     linecache.getline(file, line) or None)
 
     def __bool__(self):
         self._concrete("the truth value")
