@@ -17,16 +17,10 @@ from msjit.errors import JitFallbackWarning, UnsupportedSyntaxError
 
 import mindir_ref
 
+from support import marker_lines  # noqa: E402
+
 HERE = os.path.abspath(__file__)
-with open(HERE) as _f:
-    _SOURCE_LINES = _f.read().splitlines()
-
-
-def line_of(marker):
-    """The line number of the only line of this file that ends with ``# <marker>``."""
-    hits = [i + 1 for i, text in enumerate(_SOURCE_LINES) if text.rstrip().endswith(f"# <{marker}>")]
-    assert len(hits) == 1, (marker, hits)
-    return hits[0]
+line_of = marker_lines(HERE)
 
 
 def f32(*shape, seed=0):
@@ -298,7 +292,7 @@ def test_serialization_is_deterministic_in_process():
 
 _DETERMINISM_SCRIPT = """
 import hashlib, sys
-sys.path[:0] = [{client!r}, {tests!r}]
+sys.path[:0] = [{client!r}, {tests!r}, {tests!r} + '/..']
 import numpy as np
 from msjit import Tensor, serialize
 from msjit.capture.ast import capture_ast

@@ -16,16 +16,10 @@ import msjit
 from msjit import Tensor, jit, nn, ops
 from msjit.errors import JitFallbackWarning, UnsupportedSyntaxError
 
+from support import marker_lines  # noqa: E402
+
 HERE = os.path.abspath(__file__)
-with open(HERE) as _f:
-    _SOURCE_LINES = _f.read().splitlines()
-
-
-def line_of(marker):
-    """The line number of the only line of this file that ends with ``# <marker>``."""
-    hits = [i + 1 for i, text in enumerate(_SOURCE_LINES) if text.rstrip().endswith(f"# <{marker}>")]
-    assert len(hits) == 1, (marker, hits)
-    return hits[0]
+line_of = marker_lines(HERE)
 
 
 @pytest.fixture(scope="module", autouse=True)
