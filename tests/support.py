@@ -2,6 +2,8 @@
 import os
 import shutil
 
+import numpy as np
+
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -28,3 +30,46 @@ def marker_lines(path):
         return hits[0]
 
     return line_of
+
+
+# Comparing a jitted function's result with eager and numpy references (capture tests).
+def plain_result(v):
+    """A result as plain Python/numpy: containers kept (their type too), tensors as arrays."""
+    from msjit import Tensor
+
+    if isinstance(v, Tensor):
+        return ("tensor", v.asnumpy())
+    if isinstance(v, (tuple, list)):
+        return (type(v).__name__, [plain_result(x) for x in v])
+    if isinstance(v, dict):
+        return ("dict", {k: plain_result(x) for k, x in v.items()})
+    if isinstance(v, (np.ndarray, np.generic)):
+        return ("tensor", np.asarray(v))
+    return ("const", v)
+
+
+def assert_results_close(got, want, where="result", exact_kinds=True):
+    """Same structure, same values; ``exact_kinds``: tensors where tensors are (eager vs jit)."""
+    (gk, gv), (wk, wv) = got, want
+    if gk in ("tuple", "list", "dict") or wk in ("tuple", "list", "dict"):
+        assert gk == wk, f"{where}: {gk} vs {wk}"
+        if gk == "dict":
+            assert list(gv) == list(wv), where
+            for k in gv:
+                assert_results_close(gv[k], wv[k], f"{where}[{k!r}]", exact_kinds)
+        else:
+            assert len(gv) == len(wv), where
+            for i, (a, b) in enumerate(zip(gv, wv)):
+                assert_results_close(a, b, f"{where}[{i}]", exact_kinds)
+        return
+    numbers = (int, float, np.ndarray, np.generic)
+    if gv is None or wv is None or (gk == wk == "const" and not (isinstance(gv, numbers) and isinstance(wv, numbers))):
+        assert gv == wv, f"{where}: {gv!r} vs {wv!r}"
+        return
+    if exact_kinds:
+        assert gk == wk, f"{where}: {gk} vs {wk}"
+    g, w = np.asarray(gv), np.asarray(wv)
+    assert g.shape == w.shape, f"{where}: shape {g.shape} vs {w.shape}"
+    if exact_kinds and gk == "tensor":
+        assert g.dtype == w.dtype, f"{where}: dtype {g.dtype} vs {w.dtype}"
+    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-5, err_msg=where)

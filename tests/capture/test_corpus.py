@@ -13,6 +13,7 @@ import corpus
 from corpus import CORPUS, HERE, NEG, POS, SAME, line_of
 from msjit import Tensor, jit
 from msjit.errors import JitFallbackWarning, UnsupportedSyntaxError
+from support import assert_results_close, plain_result
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -37,54 +38,16 @@ def guard_key(arrays):
     return tuple((a.dtype.str, a.shape) if isinstance(a, np.ndarray) else repr(a) for a in arrays)
 
 
-def _plain(v):
-    """A result as plain Python/numpy: containers kept (their type too), tensors as arrays."""
-    if isinstance(v, Tensor):
-        return ("tensor", v.asnumpy())
-    if isinstance(v, (tuple, list)):
-        return (type(v).__name__, [_plain(x) for x in v])
-    if isinstance(v, dict):
-        return ("dict", {k: _plain(x) for k, x in v.items()})
-    if isinstance(v, (np.ndarray, np.generic)):
-        return ("tensor", np.asarray(v))
-    return ("const", v)
-
-
-def _assert_close(got, want, where, exact_kinds=True):
-    """Same structure, same values; ``exact_kinds``: tensors where tensors are, same dtypes."""
-    (gk, gv), (wk, wv) = got, want
-    if gk in ("tuple", "list", "dict") or wk in ("tuple", "list", "dict"):
-        assert gk == wk, f"{where}: {gk} vs {wk}"
-        if gk == "dict":
-            assert list(gv) == list(wv), where
-            for k in gv:
-                _assert_close(gv[k], wv[k], f"{where}[{k!r}]", exact_kinds)
-        else:
-            assert len(gv) == len(wv), where
-            for i, (a, b) in enumerate(zip(gv, wv)):
-                _assert_close(a, b, f"{where}[{i}]", exact_kinds)
-        return
-    numbers = (int, float, np.ndarray, np.generic)
-    if gv is None or wv is None or (gk == wk == "const" and not (isinstance(gv, numbers) and isinstance(wv, numbers))):
-        assert gv == wv, f"{where}: {gv!r} vs {wv!r}"
-        return
-    if exact_kinds:
-        assert gk == wk, f"{where}: {gk} vs {wk}"
-    g, w = np.asarray(gv), np.asarray(wv)
-    assert g.shape == w.shape, f"{where}: shape {g.shape} vs {w.shape}"
-    if exact_kinds and gk == "tensor":
-        assert g.dtype == w.dtype, f"{where}: dtype {g.dtype} vs {w.dtype}"
-    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-5, err_msg=where)
 
 
 def _check_against_eager(case, jitted, arrays, mode):
     where = f"{case.name}[{mode}]{tuple(np.asarray(a).tolist() for a in arrays)}"
     eager = case.fn(*tensors(arrays))
     got = jitted(*tensors(arrays))
-    _assert_close(_plain(got), _plain(eager), f"{where} jit vs eager")
+    assert_results_close(plain_result(got), plain_result(eager), f"{where} jit vs eager")
     if case.ref is not None:
         ref = case.fn if case.ref == SAME else case.ref
-        _assert_close(_plain(got), _plain(ref(*numpy_args(arrays))), f"{where} jit vs numpy", exact_kinds=False)
+        assert_results_close(plain_result(got), plain_result(ref(*numpy_args(arrays))), f"{where} jit vs numpy", exact_kinds=False)
 
 
 PARAMS = [pytest.param(c, mode, level, fg, id=f"{c.name}-{mode}-{level}-{'strict' if fg else 'lax'}")

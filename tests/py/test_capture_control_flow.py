@@ -16,7 +16,7 @@ import msjit
 from msjit import Tensor, jit, nn, ops
 from msjit.errors import JitFallbackWarning, UnsupportedSyntaxError
 
-from support import marker_lines  # noqa: E402
+from support import assert_results_close, marker_lines, plain_result  # noqa: E402
 
 HERE = os.path.abspath(__file__)
 line_of = marker_lines(HERE)
@@ -446,44 +446,6 @@ CORPUS = [
 ]
 
 
-def _plain(v):
-    """A result as plain Python/numpy: containers kept (their type too), tensors as arrays."""
-    if isinstance(v, Tensor):
-        return ("tensor", v.asnumpy())
-    if isinstance(v, (tuple, list)):
-        return (type(v).__name__, [_plain(x) for x in v])
-    if isinstance(v, dict):
-        return ("dict", {k: _plain(x) for k, x in v.items()})
-    if isinstance(v, (np.ndarray, np.generic)):
-        return ("tensor", np.asarray(v))
-    return ("const", v)
-
-
-def _assert_close(got, want, where="result", exact_kinds=True):
-    """Same structure, same values; ``exact_kinds``: tensors where tensors are (eager vs jit)."""
-    (gk, gv), (wk, wv) = got, want
-    if gk in ("tuple", "list", "dict") or wk in ("tuple", "list", "dict"):
-        assert gk == wk, f"{where}: {gk} vs {wk}"
-        if gk == "dict":
-            assert list(gv) == list(wv), where
-            for k in gv:
-                _assert_close(gv[k], wv[k], f"{where}[{k!r}]", exact_kinds)
-        else:
-            assert len(gv) == len(wv), where
-            for i, (a, b) in enumerate(zip(gv, wv)):
-                _assert_close(a, b, f"{where}[{i}]", exact_kinds)
-        return
-    numbers = (int, float, np.ndarray, np.generic)
-    if gv is None or wv is None or (gk == wk == "const" and not (isinstance(gv, numbers) and isinstance(wv, numbers))):
-        assert gv == wv, f"{where}: {gv!r} vs {wv!r}"
-        return
-    if exact_kinds:
-        assert gk == wk, f"{where}: {gk} vs {wk}"
-    g, w = np.asarray(gv), np.asarray(wv)
-    assert g.shape == w.shape, f"{where}: shape {g.shape} vs {w.shape}"
-    if exact_kinds and gk == "tensor":
-        assert g.dtype == w.dtype, f"{where}: dtype {g.dtype} vs {w.dtype}"
-    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-5, err_msg=where)
 
 
 @pytest.mark.parametrize("level", ["O0", "O1"])
@@ -496,8 +458,8 @@ def test_corpus_matches_eager_and_numpy_with_one_compile(fn, inputs, ref, level)
             warnings.simplefilter("error", JitFallbackWarning)
             got = jitted(*(Tensor(a.copy()) for a in arrays))
         reference = (ref or fn)(*(a.copy() for a in arrays))
-        _assert_close(_plain(got), _plain(eager), f"{fn.__name__}{tuple(a.tolist() for a in arrays)} jit vs eager")
-        _assert_close(_plain(got), _plain(reference), f"{fn.__name__} jit vs numpy", exact_kinds=False)
+        assert_results_close(plain_result(got), plain_result(eager), f"{fn.__name__}{tuple(a.tolist() for a in arrays)} jit vs eager")
+        assert_results_close(plain_result(got), plain_result(reference), f"{fn.__name__} jit vs numpy", exact_kinds=False)
     assert jitted.stats.fallbacks == 0
     expected_compiles = 0 if fn is returns_none else 1
     assert (jitted.stats.captures, jitted.stats.compiles) == (1, expected_compiles)
