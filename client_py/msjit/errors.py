@@ -22,6 +22,11 @@ class UnsupportedSyntaxError(MsjitError, SyntaxError):
         return self.msg
 
 
+class ConcreteValueNeeded(UnsupportedSyntaxError):
+    """Python needs the value of a tensor under capture (``if x.sum() > 0``, ``float(x)``, a call
+    of numpy on it). ast and trace refuse the construct; bytecode breaks the graph there."""
+
+
 class CompileError(MsjitError):
     """The daemon rejected the graph (INVALID_ARGUMENT); the message names the node and its location."""
 

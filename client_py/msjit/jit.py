@@ -5,13 +5,20 @@ Stages on a cache miss: capture (ast | bytecode | trace) -> Captured graph -> Mi
 a guard key: for each argument, a Tensor's (dtype, shape) or a constant's value. The compile
 options are fixed per JitFunction, so its cache is implicitly keyed on them too.
 
-capture_mode "bytecode" currently uses the ast interpreter (same guards, including Python-constant
-globals). "trace" runs the function on tracers once per input signature: it guards the inputs'
-dtypes and shapes only, so Python control flow, globals and side effects are frozen to that call.
+capture_mode "bytecode" interprets the function's bytecode (capture/bytecode.py): a call with no
+graph break and no side effect is cached as one graph under its guards (the signature plus every
+global, closure variable and attribute read); any other call is interpreted again each time, its
+graph pieces compiled once. At most ``cache_limit`` guards are kept per function (default 8,
+MSJIT_CACHE_LIMIT); calls past it run eagerly. Under GRAPH_MODE a bytecode function runs as plain
+Python, as the spec says. "trace" runs the function on tracers once per input signature: it guards
+the inputs' dtypes and shapes only, so Python control flow, globals and side effects are frozen to
+that call. Under LAX, an ast capture that meets an unsupported construct is split there: the call
+is interpreted as in bytecode mode, Python running what the graph cannot hold (JIT Fallback).
 """
 import inspect
-import os
+import linecache
 import logging
+import os
 import re
 import time
 import warnings
@@ -21,9 +28,11 @@ from types import MethodType
 
 import numpy as np
 
-from . import rpc, runtime, serialize
+from . import context, rpc, runtime, serialize
 from .capture.ast import capture_ast
-from .capture.graph import ARG, OUT, current_builder, unflatten
+from .capture.bytecode import Uninterpretable, capture_bytecode
+from .capture.graph import ARG, OUT, Captured, current_builder, unflatten
+from .capture.segments import Session
 from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, JitFallbackWarning, UnsupportedSyntaxError
@@ -31,7 +40,9 @@ from .tensor import Tensor
 
 logger = logging.getLogger(__name__)
 
-_CAPTURE = {"ast": capture_ast, "bytecode": capture_ast, "trace": capture_trace}
+_CAPTURE = {"ast": capture_ast, "trace": capture_trace}
+CACHE_LIMIT = int(os.environ.get("MSJIT_CACHE_LIMIT", "8"))
+_NOTHING = object()
 
 
 def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=False, fullgraph=False,
@@ -50,7 +61,9 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=False, ful
 class JitStats:
     captures: int = 0       # functions captured (cache misses)
     compiles: int = 0       # Compile requests sent to msjitd
-    fallbacks: int = 0      # 1 once the function runs eagerly (JIT Fallback)
+    fallbacks: int = 0      # 1 once the function meets what its graph cannot hold (JIT Fallback)
+    graph_breaks: int = 0   # graph breaks met, over all interpreted calls
+    interpreted: int = 0    # calls interpreted again (graph breaks or side effects)
 
 
 class _Entry:
@@ -65,7 +78,7 @@ class _Entry:
     def __init__(self, captured, exe, fast):
         self.captured, self.exe, self.fast = captured, exe, fast
 
-    def __call__(self, args):
+    def __call__(self, args, kwargs=None):
         c = self.captured
         outs = ()
         if self.exe is not None:
@@ -80,6 +93,26 @@ class _Entry:
     def stale(self):
         """What an assumption of this graph no longer matches (see Captured.guard_holds), or None."""
         return self.captured.guard_holds()
+
+
+class _Interpreted:
+    """A guard whose calls are interpreted each time (graph breaks or side effects); the first
+    call's result was computed while capturing."""
+
+    fast = None
+
+    def __init__(self, jitted, first_result=_NOTHING):
+        self.jitted, self.pending = jitted, first_result
+
+    def __call__(self, args, kwargs):
+        result, self.pending = self.pending, _NOTHING
+        if result is _NOTHING:
+            self.jitted.stats.interpreted += 1
+            result = self.jitted._interpret(args, kwargs, want_captured=False)
+        return result
+
+    def stale(self):
+        return None
 
 
 def _no_fast(args):
@@ -97,6 +130,8 @@ class JitFunction:
         self.config = config
         self.stats = JitStats()
         self._cache = {}
+        self._segments = {}         # graph key -> executable: pieces of interpreted calls
+        self.cache_limit = CACHE_LIMIT
         self._fast = _no_fast       # FastCall of the entry used last, when it has one
         self._last_key = None       # guard of the entry used last (recompile reasons)
         self._fallback = False
@@ -115,10 +150,17 @@ class JitFunction:
     def _call_slow(self, args, kwargs):
         if self._fallback or current_builder() is not None:  # (called while tracing: inlined)
             return self.fn(*args, **kwargs)
+        bytecode = self.config.capture_mode == "bytecode"
+        if bytecode and context.is_graph_mode():   # the spec: the decoration is invalid there
+            return self.fn(*args, **kwargs)
         args, kwargs = self._normalize(args, kwargs)
         key = _guard_key(args, kwargs)
         entry = self._cache.get(key)
         if entry is None or entry.stale():
+            if bytecode and entry is None and len(self._cache) >= self.cache_limit:
+                logger.warning("%s: cache_limit (%d) reached; a call with the new guard %s runs eagerly",
+                               self.__qualname__, self.cache_limit, key)
+                return self.fn(*args, **kwargs)
             if self._cache and _LOG_RECOMPILES:
                 _log_recompile(self.__qualname__, self._last_key, key, entry and entry.stale())
             entry = self._compile(args, kwargs)
@@ -127,7 +169,7 @@ class JitFunction:
             self._cache[key] = entry
         self._last_key = key
         self._fast = entry.fast or _no_fast
-        return entry(args)
+        return entry(args, kwargs)
 
     def _normalize(self, args, kwargs):
         """Keyword arguments become positional where the signature allows (one guard key per call
@@ -152,39 +194,108 @@ class JitFunction:
         return self._capture(*self._normalize(args, kwargs))
 
     def _capture(self, args, kwargs):
+        if self.config.capture_mode == "bytecode":   # (interprets the call: Python side effects run)
+            out = self._interpret(args, kwargs, want_captured=True)
+            if not isinstance(out, Captured):
+                first = (self._last_session.breaks or self._last_session.side_effects)[0]
+                raise UnsupportedSyntaxError(first.file, first.line, f"{first.reason} (the call is not one graph)")
+            return out
         fold = self.config.options.get("infer_boost") == "on"
         return _CAPTURE[self.config.capture_mode](self.fn, args, kwargs, fold_parameters=fold)
 
     def _compile(self, args, kwargs):
         """Capture, compile and load one specialization; None means: run eagerly from now on."""
-        t0 = time.perf_counter()
+        if self.config.capture_mode == "bytecode":
+            return self._compile_bytecode(args, kwargs)
         try:
             captured = self._capture(args, kwargs)
         except UnsupportedSyntaxError as e:
             if self.config.fullgraph:
                 raise
-            warnings.warn(f"{e}; {self.__qualname__} runs eagerly (JIT Fallback). "
-                          "Use fullgraph=True to make this an error.", JitFallbackWarning, stacklevel=4)
-            self._fallback = True
             self.stats.fallbacks = 1
+            split = self.config.capture_mode == "ast"
+            warnings.warn(f"{e}; {self.__qualname__} " + ("is split into graphs around it and Python runs the rest"
+                          if split else "runs eagerly") + " (JIT Fallback). Use fullgraph=True to make this an "
+                          "error.", JitFallbackWarning, stacklevel=4)
+            if split:
+                return _Interpreted(self)
+            self._fallback = True
             return None
         self.stats.captures += 1
-        graph, exe, fast = captured.graph, None, None
-        if graph.outputs:
-            client = rpc.client()
-            try:
-                reply = client.compile(serialize.to_model(graph), self.config.to_proto())
-            except CompileError as e:
-                raise _locate_compile_error(e, graph) from None
-            self.stats.compiles += 1
-            exe = runtime.load(reply, client)
-            runtime.check_signature(exe, graph)
-            logger.debug("%s: compiled %d nodes (key %s, cache tier %d) in %.1f ms", graph.name,
-                         len(graph.nodes), reply.key[:12], reply.hit, (time.perf_counter() - t0) * 1e3)
+        return self._load(captured, args, kwargs)
+
+    def _compile_bytecode(self, args, kwargs):
+        """Interpret the first call: a pure one gives a graph cached under its guards, any other
+        one its result (later calls are interpreted again)."""
+        try:
+            out = self._interpret(args, kwargs, want_captured=True)
+        except Uninterpretable as e:
+            what = f"the {e.opname} instruction (bytecode capture interprets no generators or 'match')"
+            if self.config.fullgraph:
+                raise UnsupportedSyntaxError(e.file, e.line, what, linecache.getline(e.file, e.line)) from None
+            warnings.warn(f"{e.file}:{e.line}: {what}; {self.__qualname__} runs eagerly (JIT Fallback)",
+                          JitFallbackWarning, stacklevel=5)
+            self._fallback, self.stats.fallbacks = True, 1
+            return None
+        self.stats.captures += 1
+        if isinstance(out, Captured):
+            return self._load(out, args, kwargs)
+        return _Interpreted(self, out)
+
+    def _interpret(self, args, kwargs, want_captured):
+        fold = self.config.options.get("infer_boost") == "on"
+        session = Session(self.__qualname__, self._run_segment, self.config.fullgraph, fold)
+        try:
+            return capture_bytecode(self.fn, args, kwargs, session, want_captured)
+        except Uninterpretable:
+            if want_captured:
+                raise
+            self._fallback, self.stats.fallbacks = True, 1   # (a split ast function: eager from now on)
+            return self.fn(*args, **kwargs)
+        finally:
+            self.stats.graph_breaks += len(session.breaks)
+            self._last_session = session
+
+    def _run_segment(self, captured, sources):
+        """Compile (once per distinct graph) and run one piece of an interpreted call."""
+        graph = captured.graph
+        key = _graph_key(graph)
+        exe = self._segments.get(key)
+        if exe is None and graph.outputs:
+            exe = self._segments[key] = self._load_graph(graph)
+        return _Entry(captured, exe, None)(sources)
+
+    def _load_graph(self, graph):
+        t0 = time.perf_counter()
+        client = rpc.client()
+        try:
+            reply = client.compile(serialize.to_model(graph), self.config.to_proto())
+        except CompileError as e:
+            raise _locate_compile_error(e, graph) from None
+        self.stats.compiles += 1
+        exe = runtime.load(reply, client)
+        runtime.check_signature(exe, graph)
+        logger.debug("%s: compiled %d nodes (key %s, cache tier %d) in %.1f ms", graph.name,
+                     len(graph.nodes), reply.key[:12], reply.hit, (time.perf_counter() - t0) * 1e3)
+        return exe
+
+    def _load(self, captured, args, kwargs):
+        """The cache entry of a captured graph: compiled and loaded, with a FastCall when eligible."""
+        exe = fast = None
+        if captured.graph.outputs:
+            exe = self._load_graph(captured.graph)
             if _fast_eligible(captured, args, kwargs):
                 fast = _with_guards(_with_parameters(runtime.fast_call(exe, captured.tree is None), captured),
                                     captured)
         return _Entry(captured, exe, fast)
+
+
+def _graph_key(graph):
+    """Exact identity of a graph piece (constants by their bytes; locations left out)."""
+    def attr(v):
+        return (v.dtype.str, v.shape, v.tobytes()) if isinstance(v, np.ndarray) else repr(v)
+    return (graph.inputs, graph.parameters, graph.outputs,
+            tuple((n.op_type, n.inputs, tuple((k, attr(v)) for k, v in sorted(n.attrs.items()))) for n in graph.nodes))
 
 
 _LOG_RECOMPILES = "recompiles" in os.environ.get("MSJIT_LOG", "").split(",")

@@ -434,8 +434,11 @@ def test_strict_raises_with_file_and_line(fn, marker, what, no_daemon):
     assert jitted.stats.compiles == 0
 
 
-@pytest.mark.parametrize("fn", [uses_for, uses_print, uses_tensor_condition, uses_unsupported_helper])
-def test_lax_warns_once_and_runs_eagerly(fn, no_daemon, capsys):
+@pytest.mark.parametrize("fn, breaks", [(uses_for, 0), (uses_print, 1), (uses_tensor_condition, 1),
+                                         (uses_unsupported_helper, 1)])
+def test_lax_warns_once_and_splits_the_graph(fn, breaks, daemon_home, capsys):
+    """JIT Fallback under LAX: one warning at the construct; the call is then interpreted, the
+    graph split where Python needs a tensor's value, and every call gives the eager answer."""
     jitted = jit(fn)  # fullgraph=False
     x = f32(2, 3)
     with warnings.catch_warnings(record=True) as caught:
@@ -444,10 +447,11 @@ def test_lax_warns_once_and_runs_eagerly(fn, no_daemon, capsys):
     fallbacks = [w for w in caught if issubclass(w.category, JitFallbackWarning)]
     assert len(fallbacks) == 1
     assert str(fallbacks[0].message).startswith(f"{HERE}:")
+    assert "split into graphs" in str(fallbacks[0].message)
     assert fallbacks[0].filename == HERE          # points at the caller's line
     for out in outs:
         assert_same(out, fn(x))
-    assert jitted.stats.fallbacks == 1 and jitted.stats.compiles == 0
+    assert jitted.stats.fallbacks == 1 and jitted.stats.graph_breaks == 3 * breaks
 
 
 def test_shape_error_during_capture_names_the_line():

@@ -634,7 +634,7 @@ def test_ambiguous_condition_is_a_value_error_like_eager():
 
 
 @pytest.mark.parametrize("fn", [tensor_while, param_write_in_branch, list_append_in_branch, return_in_one_branch])
-def test_lax_falls_back_to_eager(fn):
+def test_lax_splits_the_graph_at_the_tensor_condition(fn):
     jitted = jit(fn)   # fullgraph=False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -644,6 +644,6 @@ def test_lax_falls_back_to_eager(fn):
             np.testing.assert_allclose(got.asnumpy(), want.asnumpy())
     fallbacks = [w for w in caught if issubclass(w.category, JitFallbackWarning)]
     assert len(fallbacks) == 1 and str(fallbacks[0].message).startswith(f"{HERE}:")
-    assert jitted.stats.fallbacks == 1 and jitted.stats.compiles == 0
+    assert jitted.stats.fallbacks == 1 and jitted.stats.graph_breaks >= 2   # one or more per call
     SEEN.clear()
     STATE.set_data(Tensor(np.zeros(3, np.float32)))

@@ -29,7 +29,6 @@ import linecache
 import operator
 import textwrap
 
-import numpy as np
 
 from .. import ops
 from ..errors import UnsupportedSyntaxError
@@ -37,6 +36,8 @@ from ..mixin import TensorMixin
 from ..ops.classes import PrimitiveOp
 from ..ops.prims import Primitive
 from ..tensor import Tensor
+from .callables import (ITERATING, OP_FUNCTIONS, STRUCTURAL, callable_name, in_collection as _in,
+                        is_constant_callable, is_library, rows, structural_method)
 from .control import BREAK, CONTINUE, MAX_UNROLL, Branches, OneBranch, merge_values, predicate
 from .graph import GraphBuilder, Tracer, contains_tracer
 
@@ -54,19 +55,6 @@ _TENSOR_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
-
-_OP_FUNCTIONS = ops.OP_FUNCTIONS
-# Builtins that only look at Python structure, never at a tensor's value: fine with tracers inside
-# (abs calls the tensor's __abs__, an op).
-_STRUCTURAL = frozenset({len, tuple, list, dict, zip, enumerate, isinstance, abs})
-_ITERATING = frozenset({enumerate, zip, list, tuple, iter})   # iterate their tensor arguments
-_PURE_BUILTINS = _STRUCTURAL | {range, float, int, bool, str, min, max, abs, round, sum, any, all}
-_CONSTANT_MODULES = frozenset({"numpy", "math", "msjit"})   # called when no argument is a tensor
-_CONSTANT_METHOD_OWNERS = (list, tuple, dict, str, int, float, bool)
-# Methods of containers that store or hand back their elements without looking at them: fine with
-# tracers as elements (index, count, remove and 'in' compare values, so they are not).
-_STRUCTURAL_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", "values", "items",
-                                 "update", "setdefault", "copy", "clear", "reverse", "popitem"})
 
 _DESCRIPTIONS = {
     ast.For: "'for' loop", ast.AsyncFor: "'async for' loop", ast.While: "'while' loop",
@@ -152,42 +140,6 @@ def _locate(exc, file, line):
         exc.add_note(f"(raised while capturing {file}:{line})")
 
 
-def _in(value, collection):
-    try:
-        return value in collection
-    except TypeError:  # unhashable
-        return False
-
-
-def _is_constant_callable(func):
-    """Callables that are safe to run at capture time on constant arguments."""
-    if _in(func, _PURE_BUILTINS) or func is Tensor or isinstance(func, np.ufunc):
-        return True
-    if (getattr(func, "__module__", None) or "").split(".")[0] in _CONSTANT_MODULES:
-        return True
-    return inspect.ismethod(func) and isinstance(func.__self__, Tensor) or (
-        inspect.isbuiltin(func) and type(getattr(func, "__self__", None)) in _CONSTANT_METHOD_OWNERS)
-
-
-def _rows(tracer):
-    """Iterating a tensor: its rows, sliced as they are reached (a loop that breaks early records
-    no slices it never uses); shapes are static, so the count is known."""
-    if not tracer.shape:
-        raise TypeError("iteration over a 0-d tensor")
-    return (tracer[i] for i in range(tracer.shape[0]))
-
-
-def _structural_method(func):
-    return (inspect.isbuiltin(func) and type(getattr(func, "__self__", None)) in (list, dict)
-            and func.__name__ in _STRUCTURAL_METHODS)
-
-
-def _callable_name(func):
-    module = getattr(func, "__module__", None)
-    name = getattr(func, "__qualname__", None) or type(func).__name__
-    return name if module in (None, "builtins") else f"{module}.{name}"
-
-
 class _Interpreter:
     def __init__(self, builder):
         self.builder = builder
@@ -270,7 +222,7 @@ class _Interpreter:
 
     def visit_For(self, node):
         iterable = self._visit(node.iter)
-        items = iter(_rows(iterable) if type(iterable) is Tracer else iterable)
+        items = iter(rows(iterable) if type(iterable) is Tracer else iterable)
         count = 0
         for item in items:
             count += 1
@@ -565,15 +517,15 @@ class _Interpreter:
             raise TypeError(f"'{type(func).__name__}' object is not callable")
         if hasattr(func, "_msjit_source_fn"):  # another @jit function: inline its source
             return self.call(func, args, kwargs)
-        if _in(func, _OP_FUNCTIONS) or isinstance(func, (Primitive, PrimitiveOp)) or (
+        if _in(func, OP_FUNCTIONS) or isinstance(func, (Primitive, PrimitiveOp)) or (
                 inspect.ismethod(func) and isinstance(func.__self__, TensorMixin)):
             return func(*args, **kwargs)
         if getattr(func, "_msjit_inline", None) is not None:   # an nn.Cell: inline its construct
             return self.call_cell(func, args, kwargs)
         if func is isinstance and len(args) == 2 and type(args[0]) is Tracer:
             return issubclass(Tensor, args[1])  # a tensor under capture is a Tensor to user code
-        if _in(func, _ITERATING) and any(type(a) is Tracer for a in args):
-            args = [_rows(a) if type(a) is Tracer else a for a in args]
+        if _in(func, ITERATING) and any(type(a) is Tracer for a in args):
+            args = [rows(a) if type(a) is Tracer else a for a in args]
         if func is len and len(args) == 1 and not kwargs and type(args[0]) is Tracer:
             if not args[0].shape:
                 raise TypeError("len() of a 0-d tensor")
@@ -583,11 +535,10 @@ class _Interpreter:
                                     "container from outside a branch of a condition on a tensor value (a side "
                                     "effect: jit captures both branches)")
         has_tracer = contains_tracer(args) or contains_tracer(kwargs)
-        if _is_constant_callable(func) and (not has_tracer or _in(func, _STRUCTURAL) or _structural_method(func)):
+        if is_constant_callable(func) and (not has_tracer or _in(func, STRUCTURAL) or structural_method(func)):
             return self.branches.created(func(*args, **kwargs))
         target = func.__func__ if inspect.ismethod(func) else func
-        library = (getattr(target, "__module__", None) or "").split(".")[0] in _CONSTANT_MODULES
-        if inspect.isfunction(target) and not library:
+        if inspect.isfunction(target) and not is_library(func):
             return self.call(func, args, kwargs)
         suffix = " with a tensor argument (only msjit ops can be captured)" if has_tracer else ""
-        raise self._unsupported(node, f"call to {_callable_name(func)}{suffix}")
+        raise self._unsupported(node, f"call to {callable_name(func)}{suffix}")

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import ConcreteValueNeeded
 from ..mixin import TensorMixin
 from ..ops.prims import Constant
 from ..parameter import Parameter
@@ -42,7 +42,7 @@ class Tracer(TensorMixin):
 
     def _concrete(self, what):
         file, line = self.builder.current_location() or ("<unknown>", 0)
-        raise UnsupportedSyntaxError(file, line, f"{what} of a tensor under capture "
+        raise ConcreteValueNeeded(file, line, f"{what} of a tensor under capture "
                                      "(its value is only known when the compiled function runs)",
                                      linecache.getline(file, line) or None)
 
@@ -66,6 +66,12 @@ class Tracer(TensorMixin):
 
     def __array__(self, dtype=None):
         self._concrete("conversion to a numpy array")
+
+    def __str__(self):
+        self._concrete("str()")
+
+    def __format__(self, spec):
+        self._concrete("formatting")
 
 
 @dataclass(frozen=True)
@@ -131,18 +137,53 @@ class Captured:
 
     def guard_holds(self):
         """None while every assumption still holds, else what changed: a folded Parameter was
-        updated, or a global this graph read as a constant has another value now."""
+        updated, or a global (closure variable, attribute) this graph read has another value now."""
         for p, version in self.folded:
             if p._version != version:
                 return f"Parameter {p.name!r} (folded into the graph) was updated"
         for namespace, name, value in self.globals_read:
             now = namespace.get(name, _UNSET)
-            if type(now) is not type(value) or now != value:
-                return f"global {name!r} changed: {value!r} -> {'<deleted>' if now is _UNSET else repr(now)}"
+            if not _same(now, value):
+                return (f"{getattr(namespace, 'kind', 'global')} {name!r} changed: {value!r} -> "
+                        f"{'<deleted>' if now is _UNSET else repr(now)}")
         return None
 
 
 _UNSET = object()
+
+
+class CellView:
+    """A closure cell seen as a namespace holding one name (for guards)."""
+    kind = "closure variable"
+    __slots__ = ("cell",)
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def get(self, name, default):
+        try:
+            return self.cell.cell_contents
+        except ValueError:
+            return default
+
+
+class AttributeView:
+    """An object's attributes seen as a namespace (for guards)."""
+    kind = "attribute"
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def get(self, name, default):
+        return getattr(self.obj, name, default)
+
+
+def _same(now, value):
+    """Python constants compare by type and value; any other object by identity."""
+    if _is_guardable(value):
+        return type(now) is type(value) and now == value
+    return now is value
 
 
 def _is_guardable(value):
@@ -190,6 +231,20 @@ def current_builder():
     return stack[-1] if stack else None
 
 
+def activate(builder):
+    """Make ``builder`` the current one in this thread (see GraphBuilder.run)."""
+    stack = getattr(_active, "stack", None)
+    if stack is None:
+        stack = _active.stack = []
+    stack.append(builder)
+
+
+def deactivate(builder):
+    stack = getattr(_active, "stack", None)
+    if stack and builder in stack:
+        stack.remove(builder)
+
+
 class GraphBuilder:
     """Collects nodes while a function is captured. ``location`` is set by the capture mode.
 
@@ -209,10 +264,12 @@ class GraphBuilder:
         self._folded = {}           # id(Parameter) -> (Parameter, version)
         self._globals_read = {}     # (id(namespace), name) -> (namespace, name, value)
 
-    def read_global(self, namespace, name, value):
-        """A global read during capture; Python constants are assumed, so they are guarded."""
-        if _is_guardable(value):
-            self._globals_read.setdefault((id(namespace), name), (namespace, name, value))
+    def read_global(self, namespace, name, value, any_value=False):
+        """A global read during capture; Python constants are assumed, so they are guarded (with
+        ``any_value``, other objects too, by identity). ``namespace`` is a dict or a view above."""
+        if any_value or _is_guardable(value):
+            key = (id(getattr(namespace, "cell", getattr(namespace, "obj", namespace))), name)
+            self._globals_read.setdefault(key, (namespace, name, value))
 
     def current_location(self):
         return self.location
@@ -224,14 +281,11 @@ class GraphBuilder:
 
     def run(self, fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` with this builder active, so that ops on Parameters record nodes."""
-        stack = getattr(_active, "stack", None)
-        if stack is None:
-            stack = _active.stack = []
-        stack.append(self)
+        activate(self)
         try:
             return fn(*args, **kwargs)
         finally:
-            stack.pop()
+            _active.stack.pop()
 
     def bind_args(self, args):
         """Tensor arguments become graph inputs (Tracers named argN); the rest stay constants."""
