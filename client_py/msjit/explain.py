@@ -4,6 +4,9 @@ The report names the capture mode and options, the guard the call would be cache
 graph captured (as text, with each node's source line) or, when capture fails, the construct
 that breaks the graph with its file:line and what happens then (JIT Fallback to eager, or an
 error under fullgraph/STRICT) — the visibility ``torch._dynamo.explain`` gives.
+
+capture_mode="bytecode" finds its graph breaks by interpreting the call, so explaining it runs the
+call once (Python side effects included), as ``torch._dynamo.explain`` does.
 """
 from dataclasses import dataclass, field
 
@@ -27,6 +30,8 @@ class Explanation:
     graphs: list = field(default_factory=list)        # graph texts
     breaks: list = field(default_factory=list)        # GraphBreak
     cached: bool = False                               # a compiled entry already matches the guard
+    assumptions: list = field(default_factory=list)   # globals, closure variables, attributes guarded
+    side_effects: list = field(default_factory=list)  # "file:line: what" (bytecode)
 
     def __str__(self):
         lines = [f"{self.function}: capture_mode={self.capture_mode}, jit_level={self.jit_level}",
@@ -35,6 +40,8 @@ class Explanation:
                  f"graphs: {len(self.graphs)}, graph breaks: {len(self.breaks)}"]
         for b in self.breaks:
             lines.append(f"  break at {b.location}: {b.reason} -> {b.consequence}")
+        lines.extend(f"  side effect at {s}" for s in self.side_effects)
+        lines.extend(f"  guards {a}" for a in self.assumptions)
         for i, text in enumerate(self.graphs):
             lines.append(f"graph {i}:")
             lines.extend("  " + line for line in text.splitlines())
@@ -58,6 +65,8 @@ def explain(fn, *args, **kwargs):
     report = Explanation(function=getattr(jitted.fn, "__qualname__", repr(jitted.fn)),
                          capture_mode=config.capture_mode, jit_level=config.jit_level,
                          guard=_guard_key(args, kwargs), cached=_guard_key(args, kwargs) in jitted._cache)
+    if config.capture_mode == "bytecode":
+        return _explain_bytecode(jitted, args, kwargs, report)
     try:
         captured = jitted._capture(args, kwargs)
     except UnsupportedSyntaxError as e:
@@ -66,4 +75,26 @@ def explain(fn, *args, **kwargs):
         report.breaks.append(GraphBreak(location, reason, consequence))
         return report
     report.graphs.append(captured.graph.as_text())
+    report.assumptions = _assumptions(captured)
+    return report
+
+
+def _assumptions(captured):
+    return [f"{getattr(ns, 'kind', 'global')} {name!r} == {value!r}" for ns, name, value in captured.globals_read]
+
+
+def _explain_bytecode(jitted, args, kwargs, report):
+    consequence = "raises (fullgraph=True)" if jitted.config.fullgraph else "graph split: Python runs it"
+    try:
+        out = jitted._interpret(args, kwargs, want_captured=True)
+    except UnsupportedSyntaxError as e:
+        location, reason = _split_location(str(e))
+        report.breaks.append(GraphBreak(location, reason, consequence))
+        return report
+    session = jitted._last_session
+    report.graphs = [g.as_text() for g in session.graphs]
+    report.breaks = [GraphBreak(f"{b.file}:{b.line}", b.reason, consequence) for b in session.breaks]
+    report.side_effects = [str(s) for s in session.side_effects]
+    if hasattr(out, "globals_read"):
+        report.assumptions = _assumptions(out)
     return report

@@ -10,6 +10,9 @@ Each ``Case`` says:
   UnsupportedSyntaxError under fullgraph=True (None: fully capturable).
 - ``trace``: whether capture_mode="trace" applies (Python control flow independent of tensor
   values, or an expected trace error); ``trace_error``: the marker where trace must raise.
+- ``bytecode_error``: where bytecode breaks the graph (and raises under fullgraph=True). By default
+  the first place Python needs a tensor's value, as for trace, else the ast error; bytecode runs
+  comprehensions, lambdas, try and f-strings itself, and iterates a tensor's rows by its shape.
 Markers are comments ``# <name>`` ending a line of this file (see ``line_of``).
 """
 import os
@@ -36,7 +39,9 @@ class Case:
     error: str = None          # marker of the STRICT error line for ast / bytecode
     trace: bool = True         # capture_mode="trace" applies
     trace_error: str = None    # marker of the STRICT error line for trace
-    what: str = ""             # regex the ast/bytecode error message must contain after file:line
+    what: str = ""             # regex the ast error message must contain after file:line
+    bytecode_error: object = "default"
+    bytecode_what: str = ""    # regex for the bytecode error message
     compiles: int = None       # graphs compiled, when not one per distinct guard key
     notes: dict = field(default_factory=dict)
 
@@ -48,7 +53,12 @@ class Case:
         return ("ast", "bytecode") + (("trace",) if self.trace else ())
 
     def expected_error(self, mode):
+        if mode == "bytecode":
+            return self.bytecode_error if self.bytecode_error != "default" else (self.trace_error or self.error)
         return self.trace_error if mode == "trace" else self.error
+
+    def expected_what(self, mode):
+        return {"ast": self.what, "bytecode": self.bytecode_what}.get(mode, "")
 
 
 def arr(*values):
@@ -729,9 +739,9 @@ CORPUS = [
     Case(loop_for_else, ONE, SAME),
     Case(loop_while_constant, ONE, SAME),
     Case(loop_constant_count, [(POS, 1), (NEG, 3), (MIX, 3), (SMALL, 0)], SAME, compiles=2),  # n=0: x itself, no graph
-    Case(loop_over_tensor_rows, [(X2,), (-X2,)], SAME, trace_error="rows"),
+    Case(loop_over_tensor_rows, [(X2,), (-X2,)], SAME, trace_error="rows", bytecode_error=None),
     # len() of a tensor is its static first dimension for ast; trace refuses it (see the report)
-    Case(len_of_tensor, [(POS,), (X2,)], SAME, trace_error="len_of_tensor"),
+    Case(len_of_tensor, [(POS,), (X2,)], SAME, trace_error="len_of_tensor", bytecode_error=None),
     Case(loop_shape_range, [(X2,), (-X2,), (np.concatenate([X2, X2]),)], SAME),
     # conditions on tensors
     Case(tif_simple, ONE, SAME, trace_error="tif_simple"),
@@ -772,16 +782,18 @@ CORPUS = [
     Case(global_mode, ONE, SAME),
     Case(debug_print_disabled, ONE, SAME),
     # unsupported constructs
-    Case(print_tensor, ONE, SAME, error="print_tensor", what="call to print with a tensor argument"),
+    Case(print_tensor, ONE, SAME, error="print_tensor", what="call to print with a tensor argument",
+         bytecode_what="call to print with a tensor argument"),
     Case(tensor_while, ONE, SAME, error="tensor_while", trace_error="tensor_while",
-         what="'while' loop whose condition is a tensor value"),
+         what="'while' loop whose condition is a tensor value", bytecode_what="the truth value of a tensor"),
     Case(numpy_on_tensor, ONE, None, error="numpy_on_tensor", trace_error="numpy_on_tensor",
          what="call to numpy.asarray with a tensor argument"),
     Case(float_of_tensor, ONE, SAME, error="float_of_tensor", trace_error="float_of_tensor",
          what="call to float with a tensor argument"),
     Case(one_branch_variable, [(POS,), (SMALL,)], SAME, error="one_branch", trace_error="one_branch",
          what="a condition on a tensor value that assigns variable 'y' in only one branch"),
-    Case(attribute_write, ONE, SAME, error="attribute_write", trace=False, what="assignment to an attribute"),
+    Case(attribute_write, ONE, SAME, error="attribute_write", trace=False, what="assignment to an attribute",
+         bytecode_what="assignment to attribute 'calls' \\(a side effect\\)"),
     Case(return_in_one_branch, ONE, SAME, error="one_return", trace_error="one_return",
          what="a condition on a tensor value with 'return' in only one branch"),
     Case(break_in_tensor_branch, ONE, SAME, error="tensor_break", trace_error="tensor_break",
@@ -790,15 +802,15 @@ CORPUS = [
          what="a condition on a tensor value where variable 'y' is a float32\\[3\\] tensor"),
     Case(list_append_in_branch, ONE, SAME, error="append_branch", trace_error="append_if",
          what="call to list.append on a container from outside a branch"),
-    Case(dict_update, ONE, SAME, error="dict_setitem", what="assignment to a subscript"),
-    Case(list_comprehension, ONE, SAME, error="listcomp", what="list comprehension"),
-    Case(generator_expression, ONE, SAME, error="genexp", what="generator expression"),
-    Case(f_string, ONE, SAME, error="fstring", what="f-string"),
-    Case(try_statement, ONE, SAME, error="try", what="'try' statement"),
-    Case(nested_def, ONE, SAME, error="nested_def", what="nested function definition"),
-    Case(lambda_call, ONE, SAME, error="lambda", what="lambda"),
-    Case(assert_statement, ONE, SAME, error="assert", what="'assert' statement"),
-    Case(walrus, ONE, SAME, error="walrus", what="assignment expression"),
+    Case(dict_update, ONE, SAME, error="dict_setitem", what="assignment to a subscript", bytecode_error=None),
+    Case(list_comprehension, ONE, SAME, error="listcomp", what="list comprehension", bytecode_error=None),
+    Case(generator_expression, ONE, SAME, error="genexp", what="generator expression", bytecode_error=None),
+    Case(f_string, ONE, SAME, error="fstring", what="f-string", bytecode_error=None),
+    Case(try_statement, ONE, SAME, error="try", what="'try' statement", bytecode_error=None),
+    Case(nested_def, ONE, SAME, error="nested_def", what="nested function definition", bytecode_error=None),
+    Case(lambda_call, ONE, SAME, error="lambda", what="lambda", bytecode_error=None),
+    Case(assert_statement, ONE, SAME, error="assert", what="'assert' statement", bytecode_error=None),
+    Case(walrus, ONE, SAME, error="walrus", what="assignment expression", bytecode_error=None),
     Case(calls_bad_helper, ONE, SAME, error="bad_helper", trace_error="bad_helper",
          what="call to numpy.asarray with a tensor argument"),
 ]

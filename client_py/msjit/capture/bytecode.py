@@ -268,6 +268,8 @@ class _Interpreter:
             return args[0].shape[0]
         if func is isinstance and len(args) == 2 and type(args[0]) is Tracer:
             return issubclass(Tensor, args[1])
+        if func in (str, repr, print, format):
+            raise self._need(f"call to {func.__name__} with a tensor argument")
         if in_collection(func, ITERATING):
             return self._created(func(*(list(SeqIter(a)) if type(a) is Tracer else a for a in args), **kwargs))
         return NotImplemented
@@ -286,7 +288,7 @@ class _Interpreter:
     def op_NOP(self, f, ins):
         pass
 
-    op_RESUME = op_PRECALL = op_NOP
+    op_RESUME = op_PRECALL = op_EXTENDED_ARG = op_NOP   # (dis folds EXTENDED_ARG into the next arg)
 
     def op_CACHE(self, f, ins):
         pass

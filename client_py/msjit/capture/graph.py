@@ -67,9 +67,6 @@ class Tracer(TensorMixin):
     def __array__(self, dtype=None):
         self._concrete("conversion to a numpy array")
 
-    def __str__(self):
-        self._concrete("str()")
-
     def __format__(self, spec):
         self._concrete("formatting")
 
