@@ -29,11 +29,13 @@ _LOG_BREAKS = "graph_breaks" in os.environ.get("MSJIT_LOG", "").split(",")
 
 class SegmentBuilder(GraphBuilder):
     """A GraphBuilder whose inputs carry their values (``sources``): the call's arguments for the
-    first segment, the tensors and scalars Python produced for later ones."""
+    first segment, the tensors and scalars Python produced for later ones (once Python has run on
+    real values, every plain Tensor and scalar it hands over is an input, not a constant)."""
 
     def __init__(self, name, index, fold_parameters, sources=()):
         super().__init__(name if index == 0 else f"{name}#{index}", fold_parameters)
         self.index = index
+        self.dynamic = index > 0     # Python has run on real values: its tensors and scalars vary
         self.sources = list(sources)
         self._memo = {}      # id(value) -> its input Tracer
 
@@ -48,7 +50,7 @@ class SegmentBuilder(GraphBuilder):
         return t
 
     def lift(self, x):
-        if self.index > 0 and type(x) is np.ndarray and x.ndim == 0:
+        if self.dynamic and (type(x) is Tensor or type(x) is np.ndarray and x.ndim == 0):
             return self.input(x)
         return super().lift(x)
 
@@ -91,6 +93,7 @@ class Session:
         if self.fullgraph:
             raise _error(location, f"{what} (a side effect)")
         self.side_effects.append(Break(*location, what))
+        self.builder.dynamic = True
 
     def break_graph(self, need, frames):
         """Close the current segment at ``need`` (a ConcreteValueNeeded), run it and put real
@@ -197,5 +200,3 @@ class SeqIter:
             raise StopIteration
         self.pos += 1
         return seq[self.pos - 1]
-
-
