@@ -4,8 +4,9 @@
 The tutorial's 13 rows (eager; ast, bytecode and trace x O0/O1/GE; ast fullgraph
 x O0/O1/GE) with its two figures, time to prepare (the first call: for jit, a
 cold compile through the daemon) and time to run 1000 calls, plus per-call time
-and ratios against eager and against plain numpy measured in the same run.
-(bytecode capture currently shares the ast machinery: see msjit/jit.py.)
+and ratios against eager and against plain numpy measured in the same run. One extra row times bytecode's
+interpreted path: a function with a graph break is interpreted again on every call
+(its two graph pieces are compiled once).
 
 A private daemon is started first (MSJIT_HOME in a temp dir) so "prepare" is a
 real compile, not a cache hit and not daemon start-up.
@@ -36,6 +37,13 @@ def f(a: Tensor, b: Tensor, c: Tensor):
 
 def traced_f(a, b, c):
     return a * b + c
+
+
+def f_with_break(a: Tensor, b: Tensor, c: Tensor):
+    y = a * b
+    if float(y.sum()) > -1e30:   # Python needs a value: the graph breaks here
+        return y + c
+    return c
 
 
 def measure(fn, inputs):
@@ -69,6 +77,7 @@ def main():
             rows.append((f"jit {mode} {name}", fn))
     for name, knobs in variants:
         rows.append((f"jit ast {name} fullgraph", mindspore.jit(f, capture_mode="ast", fullgraph=True, **knobs)))
+    rows.append(("(jit bytecode O1, 1 break)", mindspore.jit(f_with_break, capture_mode="bytecode", jit_level="O1")))
     results = {name: measure(fn, dataset) for name, fn in rows}
     eager_run = results["eager (PyNative)"][1]
 

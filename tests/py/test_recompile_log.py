@@ -28,6 +28,16 @@ SCRIPT = textwrap.dedent("""
     k(msjit.Tensor(np.ones((2,), np.float32)))
     G = 2.5
     k(msjit.Tensor(np.ones((2,), np.float32)))             # global
+
+    def make(scale):
+        def h(x):
+            return x * scale
+        return h
+    h = make(2.0)
+    b = msjit.jit(h, capture_mode="bytecode")
+    b(msjit.Tensor(np.ones((2,), np.float32)))
+    h.__closure__[0].cell_contents = 4.0
+    b(msjit.Tensor(np.ones((2,), np.float32)))             # closure variable (bytecode guards it)
 """)
 
 
@@ -42,11 +52,12 @@ def run(tmp_path, env_log):
 
 def test_each_recompile_is_logged_with_its_reason(tmp_path, module_daemon_home):
     lines = run(tmp_path, "recompiles")
-    assert len(lines) == 4, lines
+    assert len(lines) == 5, lines
     assert "argument 0" in lines[0] and "(2, 3)" in lines[0] and "(4, 3)" in lines[0]
     assert "argument 0" in lines[1] and "int32" in lines[1]
     assert "argument 1" in lines[2] and "2.0" in lines[2] and "3.0" in lines[2]
     assert "global 'G' changed: 1.5 -> 2.5" in lines[3]
+    assert "closure variable 'scale' changed: 2.0 -> 4.0" in lines[4]
 
 
 def test_silent_without_the_flag(tmp_path, module_daemon_home):
