@@ -708,6 +708,63 @@ def calls_bad_helper(x):
     return _bad_helper(x * 2.0) + 1.0
 
 
+# ---- more control flow, assignment forms and return values --------------------------------------
+
+def tif_elif_returns(x):
+    if x.mean() > 1.0:  # <tif_elif_returns>
+        return x
+    elif x.mean() > 0:
+        return x * x
+    else:
+        return -x
+
+
+def tif_truthiness(x, y):
+    # a non-bool one-element tensor is true when non-zero
+    if x.sum():  # <tif_truthiness>
+        z = y
+    else:
+        z = -y
+    if (y > 0.5)[0:1]:   # a one-element bool tensor of shape (1,)
+        z = z + 1.0
+    return z
+
+
+def tif_early_data_dependent_ternary_in_loop(x):
+    acc = x * 0.0
+    for k in range(3):
+        acc = acc + (x * k if x.sum() > k else x - k)  # <early_ternary>
+    return acc
+
+
+def aug_assign(x, y):
+    x += y
+    x *= 2.0
+    n = 1
+    n += 2
+    n *= 3
+    x -= n
+    x /= 4.0
+    names = ["a"]
+    names += ["b"]
+    return x, n, names
+
+
+def builtins_on_constants(x):
+    sizes = (3, 1, 2)
+    k = max(sizes) + min(sizes) + len(sizes) + min(4, 2.5)
+    if isinstance(k, float) and isinstance(x.shape, tuple) and len(x) == x.shape[0]:  # <builtins_len>
+        x = x + k
+    total = x
+    for i in range(min(len(x), 2)):
+        total = total + x[i]
+    return total, k
+
+
+def returns_structures(x):
+    return {"a": x + 1.0, "b": None, "c": [x * 2.0, 3, (x.sum(), None)]}
+
+
 # ---- the corpus ---------------------------------------------------------------------------------
 
 SHAPES = [(POS,), (NEG,), (X2,), (-X2,), (np.asarray([3, -1, 2], np.int32),), (POS.astype(np.float64),)]
@@ -811,6 +868,13 @@ CORPUS = [
     Case(lambda_call, ONE, SAME, error="lambda", what="lambda", bytecode_error=None),
     Case(assert_statement, ONE, SAME, error="assert", what="'assert' statement", bytecode_error=None),
     Case(walrus, ONE, SAME, error="walrus", what="assignment expression", bytecode_error=None),
+    # more control flow, assignment forms, return values
+    Case(tif_elif_returns, ONE, SAME, trace_error="tif_elif_returns"),
+    Case(tif_truthiness, TWO, SAME, trace_error="tif_truthiness"),
+    Case(tif_early_data_dependent_ternary_in_loop, ONE + [(arr(1.0, 0.5, 0.0),)], SAME, trace_error="early_ternary"),
+    Case(aug_assign, TWO, SAME),
+    Case(builtins_on_constants, ONE, SAME, trace_error="builtins_len", bytecode_error=None),
+    Case(returns_structures, ONE, SAME),
     Case(calls_bad_helper, ONE, SAME, error="bad_helper", trace_error="bad_helper",
          what="call to numpy.asarray with a tensor argument"),
 ]
