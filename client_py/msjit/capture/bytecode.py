@@ -85,6 +85,11 @@ def decode(code):
     return instructions, index, dis._parse_exception_table(code)
 
 
+@functools.lru_cache(maxsize=1024)
+def _signature(fn):
+    return inspect.signature(fn)
+
+
 def interpretable(fn):
     try:
         decode(fn.__code__)
@@ -151,7 +156,7 @@ class _Interpreter:
     # -- running frames ---------------------------------------------------------------------
     def call_function(self, fn, args, kwargs):
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = _signature(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{fn.__qualname__}(): {e}") from None
         bound.apply_defaults()
