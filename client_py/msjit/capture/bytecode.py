@@ -25,10 +25,10 @@ from ..mixin import TensorMixin
 from ..ops.classes import PrimitiveOp
 from ..ops.prims import Primitive
 from ..tensor import Tensor
-from .callables import (ITERATING, MUTATING_METHODS, OP_FUNCTIONS, PURE_BUILTINS, callable_name,
+from .callables import (ITERATING, MUTATING_METHODS, OP_FUNCTIONS, callable_name,
                         in_collection, is_constant_callable, is_library)
 from .graph import AttributeView, CellView, Tracer, contains_tracer
-from .segments import SeqIter, Session
+from .segments import SeqIter
 
 NULL = object()          # CPython's NULL stack entry (PUSH_NULL, LOAD_GLOBAL with the low bit)
 _EMPTY = object()        # an unbound local
