@@ -189,6 +189,10 @@ class JitFunction:
         (part of the guard key, its attributes read at capture)."""
         return self if obj is None else MethodType(self, obj)
 
+    @property
+    def _fold_parameters(self):
+        return self.config.options.get("infer_boost") == "on"   # Parameters baked in as constants
+
     def lower(self, *args, **kwargs):
         """Capture for these arguments without compiling: a Captured (``.graph.as_text()``)."""
         return self._capture(*self._normalize(args, kwargs))
@@ -200,8 +204,7 @@ class JitFunction:
                 first = (self._last_session.breaks or self._last_session.side_effects)[0]
                 raise UnsupportedSyntaxError(first.file, first.line, f"{first.reason} (the call is not one graph)")
             return out
-        fold = self.config.options.get("infer_boost") == "on"
-        return _CAPTURE[self.config.capture_mode](self.fn, args, kwargs, fold_parameters=fold)
+        return _CAPTURE[self.config.capture_mode](self.fn, args, kwargs, fold_parameters=self._fold_parameters)
 
     def _compile(self, args, kwargs):
         """Capture, compile and load one specialization; None means: run eagerly from now on."""
@@ -243,8 +246,7 @@ class JitFunction:
         return _Interpreted(self, out)
 
     def _interpret(self, args, kwargs, want_captured):
-        fold = self.config.options.get("infer_boost") == "on"
-        session = Session(self.__qualname__, self._run_segment, self.config.fullgraph, fold)
+        session = Session(self.__qualname__, self._run_segment, self.config.fullgraph, self._fold_parameters)
         try:
             return capture_bytecode(self.fn, args, kwargs, session, want_captured)
         except Uninterpretable:

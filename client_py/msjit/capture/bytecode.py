@@ -75,14 +75,17 @@ class Uninterpretable(Exception):
 
 @functools.lru_cache(maxsize=1024)
 def decode(code):
-    """(instructions, offset -> index, exception table) of a code object; Uninterpretable when an
-    instruction is not implemented (generators, coroutines, match)."""
+    """(instructions, their handlers, offset -> index, exception table) of a code object;
+    Uninterpretable when an instruction is not implemented (generators, coroutines, match)."""
     instructions = list(dis.get_instructions(code))
+    handlers = []
     for ins in instructions:
-        if not hasattr(_Interpreter, "op_" + ins.opname):
+        handler = getattr(_Interpreter, "op_" + ins.opname, None)
+        if handler is None:
             raise Uninterpretable(code, ins)
+        handlers.append(handler)
     index = {ins.offset: i for i, ins in enumerate(instructions)}
-    return instructions, index, dis._parse_exception_table(code)
+    return instructions, handlers, index, dis._parse_exception_table(code)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -100,12 +103,12 @@ def interpretable(fn):
 
 class _Frame:
     __slots__ = ("fn", "code", "file", "locals", "cells", "stack", "kw_names", "line",
-                 "instructions", "index", "table")
+                 "instructions", "handlers", "index", "table")
 
     def __init__(self, fn, arguments):
         self.fn, self.code = fn, fn.__code__
         self.file = self.code.co_filename
-        self.instructions, self.index, self.table = decode(self.code)
+        self.instructions, self.handlers, self.index, self.table = decode(self.code)
         self.locals, self.cells, self.stack = dict(arguments), {}, []
         self.kw_names, self.line = (), self.code.co_firstlineno
 
@@ -171,14 +174,14 @@ class _Interpreter:
             self.frames.pop()
 
     def _run(self, frame):
-        instructions, index = frame.instructions, frame.index
+        instructions, handlers, index = frame.instructions, frame.handlers, frame.index
         i = 0
         while True:
             ins = instructions[i]
             if ins.positions.lineno is not None:
                 frame.line = ins.positions.lineno
             self.session.builder.location = (frame.file, frame.line)
-            handler = getattr(self, "op_" + ins.opname)
+            handler = handlers[i].__get__(self)
             saved = frame.stack[:]
             try:
                 try:
