@@ -18,15 +18,11 @@ SmallVector<int64_t> withDim(ArrayRef<int64_t> shape, int64_t dim, int64_t size)
   return out;
 }
 
-// v[begin:begin+size] along `dim` (stride 1), or v[n-1::-1] when `reverse`.
-Value sliceDim(GradBuilder &g, Value v, int64_t dim, int64_t begin, int64_t size, bool reverse = false) {
+// v[begin:end:stride] along `dim`, other dims whole.
+Value sliceDim(GradBuilder &g, Value v, int64_t dim, int64_t begin, int64_t end, int64_t stride = 1) {
   ArrayRef<int64_t> shape = tensorType(v).getShape();
   SmallVector<int64_t> begins(shape.size(), 0), ends(shape), strides(shape.size(), 1);
-  if (reverse) {
-    begins[dim] = shape[dim] - 1, ends[dim] = -1, strides[dim] = -1;
-  } else {
-    begins[dim] = begin, ends[dim] = begin + size;
-  }
+  begins[dim] = begin, ends[dim] = end, strides[dim] = stride;
   return g.create<StridedSliceOp>(v, begins, ends, strides);
 }
 
@@ -111,7 +107,7 @@ void StridedSliceOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<
     int64_t n = tensorType(grad).getDimSize(dim);
     if (begin == 0 && stride == 1 && n == size) continue;
     if (stride < 0) {
-      if (n > 1) grad = sliceDim(g, grad, dim, 0, 0, /*reverse=*/true);
+      if (n > 1) grad = sliceDim(g, grad, dim, n - 1, -1, -1);
       begin += (n - 1) * stride, stride = -stride;
     }
     grad = scatterDim(g, grad, dim, begin, stride, size);
@@ -124,7 +120,7 @@ void ConcatOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value>
   int64_t axis = static_cast<int64_t>(getAxis()), offset = 0;
   for (Value input : getInputs()) {
     int64_t size = tensorType(input).getDimSize(axis);
-    dins.push_back(getInputs().size() == 1 ? dout : sliceDim(g, dout, axis, offset, size));
+    dins.push_back(getInputs().size() == 1 ? dout : sliceDim(g, dout, axis, offset, offset + size));
     offset += size;
   }
 }

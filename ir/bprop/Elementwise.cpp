@@ -167,7 +167,5 @@ void CastOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value> &
     dins.push_back(Value());
     return;
   }
-  Type elem = tensorType(x).getElementType();
-  dins.push_back(elem == tensorType(dout).getElementType() ? dout
-                                                           : GradBuilder(builder, getLoc()).create<CastOp>(dout, elem));
+  dins.push_back(GradBuilder(builder, getLoc()).cast(dout, tensorType(x).getElementType()));
 }

@@ -27,8 +27,32 @@ void MatMulOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value>
                     : g.create<MatMulOp>(a, dout, flag(!ta), flag(false)));
 }
 
-// TODO(bprop): placeholders until Conv2DBackpropInput/Filter, MaxPoolGrad and
-// AvgPoolGrad land in MindirOps.td; they report no gradient.
-void Conv2DOp::buildBprop(OpBuilder &, Value, SmallVectorImpl<Value> &dins) { dins.append(2, Value()); }
-void MaxPoolOp::buildBprop(OpBuilder &, Value, SmallVectorImpl<Value> &dins) { dins.push_back(Value()); }
-void AvgPoolOp::buildBprop(OpBuilder &, Value, SmallVectorImpl<Value> &dins) { dins.push_back(Value()); }
+// Conv2D takes float32 only, so its gradient kernels need no casts.
+void Conv2DOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value> &dins) {
+  GradBuilder g(builder, getLoc());
+  auto shapeOf = [&](Value v) { return builder.getDenseI64ArrayAttr(tensorType(v).getShape()); };
+  dins.push_back(g.create<Conv2DBackpropInputOp>(dout, getWeight(), getStrideAttr(), getDilationAttr(), getPadAttr(),
+                                                 getGroupAttr(), shapeOf(getInput())));
+  dins.push_back(g.create<Conv2DBackpropFilterOp>(dout, getInput(), getStrideAttr(), getDilationAttr(), getPadAttr(),
+                                                  getGroupAttr(), shapeOf(getWeight())));
+}
+
+// Pooling: MaxPoolGrad sends dout to the first maximum of each window,
+// AvgPoolGrad spreads it over the window. Both kernels take float32, so other
+// float dtypes go through float32 and back.
+void MaxPoolOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value> &dins) {
+  GradBuilder g(builder, getLoc());
+  Type f32 = builder.getF32Type(), elem = tensorType(dout).getElementType();
+  Value grad = g.create<MaxPoolGradOp>(g.cast(getInput(), f32), g.cast(dout, f32), getKernelAttr(), getStrideAttr(),
+                                       getPadAttr());
+  dins.push_back(g.cast(grad, elem));
+}
+
+void AvgPoolOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value> &dins) {
+  GradBuilder g(builder, getLoc());
+  Type f32 = builder.getF32Type(), elem = tensorType(dout).getElementType();
+  Value grad = g.create<AvgPoolGradOp>(g.cast(dout, f32), getKernelAttr(), getStrideAttr(), getPadAttr(),
+                                       builder.getBoolAttr(getCountIncludePad().value_or(false)),
+                                       builder.getDenseI64ArrayAttr(tensorType(getInput()).getShape()));
+  dins.push_back(g.cast(grad, elem));
+}
