@@ -13,6 +13,10 @@ from ..parameter import Parameter
 from ..tensor import Tensor
 from . import prims as P
 
+# Active eager autodiff tapes, innermost last (pushed and popped by ``autodiff.tape``): every
+# eager op is offered to each, which keeps those that depend on its watched tensors.
+TAPES = []
+
 
 def bind(prim, *operands, **attrs):
     """Apply ``prim``: record a node when any operand is a Tracer (or a Parameter while a capture
@@ -33,7 +37,11 @@ def bind(prim, *operands, **attrs):
         out = np.asarray(out, aval.dtype.np)  # numpy returns scalars for full reductions
     elif params and out.base is not None:
         out = out.copy()  # a view of a Parameter would see its later in-place updates
-    return Tensor._wrap(out)
+    out = Tensor._wrap(out)
+    if TAPES:
+        for tape in TAPES:
+            tape.record(prim, operands, attrs, out)
+    return out
 
 
 def assign(variable, value):

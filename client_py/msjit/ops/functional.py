@@ -14,7 +14,7 @@ __all__ = ["add", "sub", "mul", "div", "neg", "exp", "log", "sqrt", "relu", "sig
            "maximum", "minimum", "matmul", "bmm", "sum", "mean", "amax", "amin", "reshape",
            "transpose", "cast", "pow", "sin", "cos", "rsqrt", "abs", "square", "erf", "equal",
            "not_equal", "ne", "less", "lt", "less_equal", "le", "greater", "gt", "greater_equal", "ge",
-           "logical_and", "logical_or", "logical_not", "where"]
+           "logical_and", "logical_or", "logical_not", "where", "stop_gradient"]
 
 
 def _named(fn, name, doc):
@@ -73,6 +73,11 @@ erf = _unary("erf", P.Erf, floating=True)
 def logical_not(input):
     """Elementwise LogicalNot (operand as bool)."""
     return bind(P.LogicalNot, cast(operand("LogicalNot", input), D.bool_))
+
+
+def stop_gradient(value):
+    """``value`` unchanged; reverse-mode autodiff sends no gradient through it (StopGradient)."""
+    return bind(P.StopGradient, operand("StopGradient", value))
 
 
 def square(input):

@@ -313,6 +313,7 @@ Concat = Primitive("Concat", lambda *xs, axis: np.concatenate(xs, axis), _concat
 Gather = Primitive("Gather", _gather, _gather_rule)
 Triu = Primitive("Triu", lambda x, *, diagonal: np.triu(x, diagonal), _triangle_rule("Triu"))
 Tril = Primitive("Tril", lambda x, *, diagonal: np.tril(x, diagonal), _triangle_rule("Tril"))
+StopGradient = Primitive("StopGradient", np.copy, lambda x: x)  # identity; blocks autodiff
 Constant = Primitive("Constant", lambda *, value: value, lambda *, value: ShapedArray.of(value))
 
 
