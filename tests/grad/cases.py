@@ -303,16 +303,6 @@ CASES = [
     Case("avg_pool_pad_exclude", lambda x: ops.avg_pool2d(x, 3, 1, padding=1, count_include_pad=False),
          (normal(1, 2, 4, 5, dtype=np.float32),),
          expected=avg_pool_adjoint((3, 3), (1, 1), (1, 1, 1, 1), False), eps=1e-2, rtol=1e-2, atol=1e-2),
-    # the linear gradient primitives (second derivatives through Conv2D and AvgPool)
-    Case("conv2d_backprop_input", lambda dy, w: ops.bind(P.Conv2DBackpropInput, dy, w, input_shape=(1, 4, 5, 6), **_CONV),
-         (normal(1, 6, 3, 2, dtype=np.float32), normal(6, 2, 2, 3, dtype=np.float32)), (0, 1),
-         eps=1e-2, rtol=1e-2, atol=1e-2),
-    Case("conv2d_backprop_filter", lambda dy, x: ops.bind(P.Conv2DBackpropFilter, dy, x, filter_shape=(6, 2, 2, 3), **_CONV),
-         (normal(1, 6, 3, 2, dtype=np.float32), normal(1, 4, 5, 6, dtype=np.float32)), (0, 1),
-         eps=1e-2, rtol=1e-2, atol=1e-2),
-    Case("avg_pool_grad", lambda dy: ops.bind(P.AvgPoolGrad, dy, kernel=(3, 3), stride=(2, 2), pad=(1, 1, 1, 1),
-                                              count_include_pad=False, input_shape=(1, 2, 5, 6)),
-         (normal(1, 2, 3, 3, dtype=np.float32),), eps=1e-2, rtol=1e-2, atol=1e-2),
     # composites (covered by the primitive rules)
     Case("softmax", lambda x: ops.softmax(x), (normal(3, 5),), expected=_softmax_dx),
     Case("log_softmax", lambda x: ops.log_softmax(x, 0), (normal(3, 5),)),
@@ -328,4 +318,18 @@ CASES = [
     Case("attention_scores", lambda q, k: ops.softmax(ops.BatchMatMul(transpose_b=True)(q, k) * 0.5
                                                        + ops.triu(ops.full((3, 3), -1e9, dtype=ms.float64), 1), -1),
          (normal(2, 3, 4), normal(2, 3, 4)), (0, 1)),
+]
+
+# The gradient primitives, linear in dy (second derivatives through Conv2D and AvgPool): rules
+# on the eager tape only so far (msjitd's autodiff has none for them), so kept out of CASES.
+GRAD_OP_CASES = [
+    Case("conv2d_backprop_input", lambda dy, w: ops.bind(P.Conv2DBackpropInput, dy, w, input_shape=(1, 4, 5, 6), **_CONV),
+         (normal(1, 6, 3, 2, dtype=np.float32), normal(6, 2, 2, 3, dtype=np.float32)), (0, 1),
+         eps=1e-2, rtol=1e-2, atol=1e-2),
+    Case("conv2d_backprop_filter", lambda dy, x: ops.bind(P.Conv2DBackpropFilter, dy, x, filter_shape=(6, 2, 2, 3), **_CONV),
+         (normal(1, 6, 3, 2, dtype=np.float32), normal(1, 4, 5, 6, dtype=np.float32)), (0, 1),
+         eps=1e-2, rtol=1e-2, atol=1e-2),
+    Case("avg_pool_grad", lambda dy: ops.bind(P.AvgPoolGrad, dy, kernel=(3, 3), stride=(2, 2), pad=(1, 1, 1, 1),
+                                              count_include_pad=False, input_shape=(1, 2, 5, 6)),
+         (normal(1, 2, 3, 3, dtype=np.float32),), eps=1e-2, rtol=1e-2, atol=1e-2),
 ]

@@ -15,7 +15,7 @@ from msjit.autodiff import rules, tape  # noqa: E402
 from msjit.autodiff.tape import is_recording, vjp  # noqa: E402
 from msjit.ops import core  # noqa: E402
 
-from cases import CASES, cotangent, numeric_grad  # noqa: E402
+from cases import CASES, GRAD_OP_CASES, cotangent, numeric_grad  # noqa: E402
 
 
 def eager_grads(case):
@@ -26,7 +26,7 @@ def eager_grads(case):
     return out.asnumpy(), ct, backward([(out, ms.Tensor(ct))])
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=repr)
+@pytest.mark.parametrize("case", [c for c in CASES + GRAD_OP_CASES if c.fd], ids=repr)
 def test_against_finite_differences(case):
     out, ct, grads = eager_grads(case)
     for i, g in zip(case.wrt, grads):
@@ -50,7 +50,7 @@ def test_closed_form(case):
 def test_cases_cover_every_rule():
     """Every primitive with a rule is differentiated by some case."""
     seen = set()
-    for case in CASES:
+    for case in CASES + GRAD_OP_CASES:
         tensors = [ms.Tensor(a) for a in case.inputs]
         t = tape.Tape([tensors[i] for i in case.wrt])
         core.TAPES.append(t)
