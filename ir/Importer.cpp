@@ -37,22 +37,26 @@ std::string nodeRef(const mindir::NodeProto &node) {
 
 class GraphImporter {
  public:
-  GraphImporter(mlir::MLIRContext &ctx, const mindir::GraphProto &graph)
-      : ctx_(ctx), graph_(graph), builder_(&ctx) {}
+  // `bodies` counts the Grad bodies imported so far into `module` (their function names).
+  GraphImporter(mlir::MLIRContext &ctx, mlir::ModuleOp module, const mindir::GraphProto &graph, int &bodies)
+      : ctx_(ctx), module_(module), graph_(graph), builder_(&ctx), bodies_(bodies) {}
 
-  mlir::OwningOpRef<mlir::ModuleOp> run() {
-    // Owned from the start so a failure part-way frees what was built.
-    mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(builder_.getUnknownLoc());
+  // The graph as `func.func @name`: public `main` (with a C interface), or a
+  // private Grad body, which takes no parameters.
+  mlir::func::FuncOp run(const std::string &name, bool isMain) {
     llvm::SmallVector<mlir::Type> argTypes;
     std::vector<const mindir::ValueInfoProto *> args;
     for (const auto &v : graph_.input()) args.push_back(&v);
+    if (!isMain && graph_.parameter_size() > 0)
+      fail("the body of a Grad node lists parameters; pass them as body inputs");
     for (const auto &v : graph_.parameter()) args.push_back(&v);
     for (const auto *v : args) argTypes.push_back(tensorType(*v, "graph input"));
 
-    builder_.setInsertionPointToEnd(module->getBody());
+    builder_.setInsertionPointToEnd(module_.getBody());
     auto func = builder_.create<mlir::func::FuncOp>(
-        builder_.getUnknownLoc(), "main", builder_.getFunctionType(argTypes, {}));
-    func->setAttr("llvm.emit_c_interface", builder_.getUnitAttr());
+        builder_.getUnknownLoc(), name, builder_.getFunctionType(argTypes, {}));
+    if (isMain) func->setAttr("llvm.emit_c_interface", builder_.getUnitAttr());
+    else func.setPrivate();
     mlir::Block *entry = func.addEntryBlock();
     for (size_t i = 0; i < args.size(); ++i) define(args[i]->name(), entry->getArgument(i), "graph input");
 
@@ -68,7 +72,7 @@ class GraphImporter {
     }
     builder_.create<mlir::func::ReturnOp>(builder_.getUnknownLoc(), results);
     func.setFunctionType(builder_.getFunctionType(argTypes, mlir::ValueRange(results).getTypes()));
-    return module;
+    return func;
   }
 
  private:
@@ -157,7 +161,29 @@ class GraphImporter {
     }
   }
 
+  mlir::Location locationOf(const mindir::NodeProto &node) {
+    return mlir::NameLoc::get(
+        builder_.getStringAttr(node.name()),
+        mlir::FileLineColLoc::get(&ctx_, node.location().file(), node.location().line(), 0));
+  }
+
+  // Operands and attributes of `node` (a Grad node's body excepted) into `state`.
+  void addOperandsAndAttributes(const mindir::NodeProto &node, mlir::OperationState &state) {
+    for (const auto &in : node.input()) state.operands.push_back(values_.lookup(in));
+    for (const auto &a : node.attribute()) {
+      if (a.name().empty() || state.attributes.get(a.name()))
+        fail(nodeRef(node) + ": attribute names must be non-empty and unique");
+      if (a.value_case() == mindir::AttributeProto::kG) {
+        if (node.op_type() != "Grad" || a.name() != "body")
+          fail(nodeRef(node) + ": only a Grad node's 'body' attribute may hold a graph");
+        continue;
+      }
+      state.addAttribute(a.name(), convertAttribute(node, a));
+    }
+  }
+
   void importNode(const mindir::NodeProto &node) {
+    if (node.op_type() == "Grad") return importGrad(node);
     std::string opName = "mindir." + node.op_type();
     auto registered = mlir::RegisteredOperationName::lookup(opName, &ctx_);
     if (!registered) fail(nodeRef(node) + ": unknown op '" + node.op_type() + "'");
@@ -165,16 +191,9 @@ class GraphImporter {
       fail(nodeRef(node) + ": " + node.op_type() + " produces exactly one output, node lists " +
            std::to_string(node.output_size()));
 
-    mlir::Location loc = mlir::NameLoc::get(
-        builder_.getStringAttr(node.name()),
-        mlir::FileLineColLoc::get(&ctx_, node.location().file(), node.location().line(), 0));
+    mlir::Location loc = locationOf(node);
     mlir::OperationState state(loc, *registered);
-    for (const auto &in : node.input()) state.operands.push_back(values_.lookup(in));
-    for (const auto &a : node.attribute()) {
-      if (a.name().empty() || state.attributes.get(a.name()))
-        fail(nodeRef(node) + ": attribute names must be non-empty and unique");
-      state.addAttribute(a.name(), convertAttribute(node, a));
-    }
+    addOperandsAndAttributes(node, state);
     auto *infer = registered->getInterface<mlir::InferTypeOpInterface>();
     mlir::DictionaryAttr attrs = state.attributes.getDictionary(&ctx_);
     // inferReturnTypes reports its own diagnostic (collected by importModel).
@@ -185,9 +204,45 @@ class GraphImporter {
     define(node.output(0), op->getResult(0), nodeRef(node));
   }
 
+  // A Grad node: its body becomes a private function, the node a mindir.Grad
+  // calling it; results are the body's outputs then one gradient per `wrt`
+  // input (GradOp::verifySymbolUses checks the rest against the callee).
+  void importGrad(const mindir::NodeProto &node) {
+    const mindir::GraphProto *body = nullptr;
+    for (const auto &a : node.attribute())
+      if (a.name() == "body" && a.value_case() == mindir::AttributeProto::kG) body = &a.g();
+    if (!body) fail(nodeRef(node) + ": a Grad node needs a 'body' graph attribute");
+    std::string name = "grad_body_" + std::to_string(bodies_++);
+    mlir::func::FuncOp callee;
+    {
+      mlir::OpBuilder::InsertionGuard guard(builder_);
+      callee = GraphImporter(ctx_, module_, *body, bodies_).run(name, /*isMain=*/false);
+    }
+    mlir::OperationState state(locationOf(node), mlir::mindir::GradOp::getOperationName());
+    addOperandsAndAttributes(node, state);
+    state.addAttribute("callee", mlir::FlatSymbolRefAttr::get(&ctx_, name));
+    auto wrt = state.attributes.get("wrt").dyn_cast_or_null<mlir::DenseI64ArrayAttr>();
+    if (!wrt) fail(nodeRef(node) + ": a Grad node needs a 'wrt' ints attribute");
+    state.types.assign(callee.getResultTypes().begin(), callee.getResultTypes().end());
+    for (int64_t w : wrt.asArrayRef()) {
+      if (w < 0 || w >= static_cast<int64_t>(callee.getNumArguments()))
+        fail(nodeRef(node) + ": wrt position " + std::to_string(w) + " is out of range for a body of " +
+             std::to_string(callee.getNumArguments()) + " inputs");
+      state.types.push_back(callee.getArgumentTypes()[w]);
+    }
+    if (node.output_size() != static_cast<int>(state.types.size()))
+      fail(nodeRef(node) + ": Grad produces " + std::to_string(state.types.size()) +
+           " outputs (body outputs, then one gradient per wrt input), node lists " +
+           std::to_string(node.output_size()));
+    mlir::Operation *op = builder_.create(state);
+    for (int i = 0; i < node.output_size(); ++i) define(node.output(i), op->getResult(i), nodeRef(node));
+  }
+
   mlir::MLIRContext &ctx_;
+  mlir::ModuleOp module_;
   const mindir::GraphProto &graph_;
   mlir::OpBuilder builder_;
+  int &bodies_;
   llvm::StringMap<mlir::Value> values_;
 };
 
@@ -232,9 +287,11 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx,
     return firstError("unsupported ir_version '" + model.ir_version() + "', expected '" + kIrVersion + "'");
   if (!model.has_graph()) return firstError("model has no graph");
 
-  mlir::OwningOpRef<mlir::ModuleOp> module;
+  // Owned from the start so a failure part-way frees what was built.
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   try {
-    module = GraphImporter(ctx, model.graph()).run();
+    int bodies = 0;
+    GraphImporter(ctx, *module, model.graph(), bodies).run("main", /*isMain=*/true);
   } catch (const ImportError &e) {
     return firstError(e.message.empty() ? "invalid graph" : e.message);
   }

@@ -8,6 +8,7 @@
 
 #include "ir/MindirOps.h"
 
+#include "ir/TypeRules.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -15,8 +16,10 @@
 
 using namespace mlir;
 using namespace mlir::mindir;
+using namespace mlir::mindir::rules;
 
 #include "ir/MindirDialect.cpp.inc"
+#include "ir/MindirInterfaces.cpp.inc"
 
 void MindirDialect::initialize() {
   addOperations<
@@ -25,7 +28,7 @@ void MindirDialect::initialize() {
       >();
 }
 
-namespace {
+namespace mlir::mindir::rules {
 
 std::string shapeStr(ArrayRef<int64_t> shape) {
   std::string s = "(";
@@ -44,8 +47,6 @@ std::string typeStr(Type t) {
   return os.str();
 }
 
-RankedTensorType tensorOperand(Value v) { return v.getType().dyn_cast<RankedTensorType>(); }
-
 LogicalResult expectOperands(std::optional<Location> loc, StringRef op, ValueRange operands,
                              size_t n) {
   if (operands.size() != n)
@@ -56,14 +57,18 @@ LogicalResult expectOperands(std::optional<Location> loc, StringRef op, ValueRan
   return success();
 }
 
-// The attribute `name` of type AttrT, or a diagnostic naming it and its `kind`.
-template <typename AttrT>
-FailureOr<AttrT> requireAttr(std::optional<Location> loc, StringRef op, DictionaryAttr attrs,
-                             StringRef name, StringRef kind) {
-  auto attr = attrs ? attrs.get(name).dyn_cast_or_null<AttrT>() : nullptr;
-  if (!attr) return emitOptionalError(loc, op, " requires attribute '", name, "' (", kind, ")");
-  return attr;
+FailureOr<ArrayRef<int64_t>> requireInts(std::optional<Location> loc, StringRef op, DictionaryAttr attrs,
+                                         StringRef name, size_t n) {
+  auto attr = requireAttr<DenseI64ArrayAttr>(loc, op, attrs, name, "ints");
+  if (failed(attr)) return failure();
+  if (attr->size() != static_cast<int64_t>(n))
+    return emitOptionalError(loc, op, " attribute '", name, "' needs ", n, " values, got ", attr->size());
+  return attr->asArrayRef();
 }
+
+}  // namespace mlir::mindir::rules
+
+namespace {
 
 LogicalResult checkFloat(std::optional<Location> loc, StringRef op, Type elem) {
   if (!elem.isa<FloatType>())
@@ -82,6 +87,7 @@ LogicalResult checkKind(std::optional<Location> loc, StringRef op, Type elem, El
     case ElementKind::NumericCompare:
       if (isBool) return emitOptionalError(loc, op, " does not accept bool tensors");
       return success();
+    case ElementKind::Any:
     case ElementKind::AnyCompare: return success();
   }
   return success();
@@ -106,16 +112,6 @@ FailureOr<SmallVector<int64_t>> broadcastAll(std::optional<Location> loc, String
   return shape;
 }
 
-// An ints attribute with exactly `n` entries.
-FailureOr<ArrayRef<int64_t>> requireInts(std::optional<Location> loc, StringRef op, DictionaryAttr attrs,
-                                         StringRef name, size_t n) {
-  auto attr = requireAttr<DenseI64ArrayAttr>(loc, op, attrs, name, "ints");
-  if (failed(attr)) return failure();
-  if (attr->size() != static_cast<int64_t>(n))
-    return emitOptionalError(loc, op, " attribute '", name, "' needs ", n, " values, got ", attr->size());
-  return attr->asArrayRef();
-}
-
 // Output extent of a window op along one dim, or -1 when the window does not fit.
 int64_t windowExtent(int64_t in, int64_t padBefore, int64_t padAfter, int64_t kernel, int64_t stride,
                      int64_t dilation) {
@@ -125,6 +121,43 @@ int64_t windowExtent(int64_t in, int64_t padBefore, int64_t padAfter, int64_t ke
 }
 
 }  // namespace
+
+FailureOr<RankedTensorType> mlir::mindir::rules::conv2dResultType(std::optional<Location> loc, StringRef op,
+                                                                  RankedTensorType x, RankedTensorType w,
+                                                                  DictionaryAttr attrs) {
+  if (x.getRank() != 4 || w.getRank() != 4)
+    return emitOptionalError(loc, op, " expects NCHW input and OIHW weight, got shapes ", shapeStr(x.getShape()),
+                             " and ", shapeStr(w.getShape()));
+  if (!x.getElementType().isF32() || w.getElementType() != x.getElementType())
+    return emitOptionalError(loc, op, " supports float32 input and weight, got ", typeStr(x.getElementType()),
+                             " and ", typeStr(w.getElementType()));
+  auto stride = requireInts(loc, op, attrs, "stride", 2), dilation = requireInts(loc, op, attrs, "dilation", 2),
+       pad = requireInts(loc, op, attrs, "pad", 4);
+  auto group = requireAttr<IntegerAttr>(loc, op, attrs, "group", "int");
+  if (failed(stride) || failed(dilation) || failed(pad) || failed(group)) return failure();
+  int64_t g = group->getInt(), c = x.getDimSize(1), o = w.getDimSize(0);
+  if (g < 1 || c % g || o % g || w.getDimSize(1) * g != c)
+    return emitOptionalError(loc, op, " input of shape ", shapeStr(x.getShape()), " and weight of shape ",
+                             shapeStr(w.getShape()), " do not match group ", g);
+  int64_t oh = windowExtent(x.getDimSize(2), (*pad)[0], (*pad)[1], w.getDimSize(2), (*stride)[0], (*dilation)[0]);
+  int64_t ow = windowExtent(x.getDimSize(3), (*pad)[2], (*pad)[3], w.getDimSize(3), (*stride)[1], (*dilation)[1]);
+  if (oh < 1 || ow < 1)
+    return emitOptionalError(loc, op, " kernel does not fit the input of shape ", shapeStr(x.getShape()));
+  return RankedTensorType::get({x.getDimSize(0), o, oh, ow}, x.getElementType());
+}
+
+FailureOr<RankedTensorType> mlir::mindir::rules::poolResultType(std::optional<Location> loc, StringRef op,
+                                                                RankedTensorType x, DictionaryAttr attrs) {
+  if (x.getRank() != 4) return emitOptionalError(loc, op, " expects an NCHW input, got shape ", shapeStr(x.getShape()));
+  auto kernel = requireInts(loc, op, attrs, "kernel", 2), stride = requireInts(loc, op, attrs, "stride", 2),
+       pad = requireInts(loc, op, attrs, "pad", 4);
+  if (failed(kernel) || failed(stride) || failed(pad)) return failure();
+  int64_t oh = windowExtent(x.getDimSize(2), (*pad)[0], (*pad)[1], (*kernel)[0], (*stride)[0], 1);
+  int64_t ow = windowExtent(x.getDimSize(3), (*pad)[2], (*pad)[3], (*kernel)[1], (*stride)[1], 1);
+  if (oh < 1 || ow < 1)
+    return emitOptionalError(loc, op, " window does not fit the input of shape ", shapeStr(x.getShape()));
+  return RankedTensorType::get({x.getDimSize(0), x.getDimSize(1), oh, ow}, x.getElementType());
+}
 
 std::optional<SmallVector<int64_t>> mlir::mindir::broadcastShapes(ArrayRef<int64_t> a,
                                                                   ArrayRef<int64_t> b) {
@@ -169,16 +202,9 @@ LogicalResult mlir::mindir::inferUnary(std::optional<Location> loc, StringRef op
 LogicalResult mlir::mindir::inferPool(std::optional<Location> loc, StringRef op, ValueRange operands,
                                       DictionaryAttr attrs, SmallVectorImpl<Type> &types) {
   if (failed(expectOperands(loc, op, operands, 1))) return failure();
-  auto t = tensorOperand(operands[0]);
-  if (t.getRank() != 4) return emitOptionalError(loc, op, " expects an NCHW input, got shape ", shapeStr(t.getShape()));
-  auto kernel = requireInts(loc, op, attrs, "kernel", 2), stride = requireInts(loc, op, attrs, "stride", 2),
-       pad = requireInts(loc, op, attrs, "pad", 4);
-  if (failed(kernel) || failed(stride) || failed(pad)) return failure();
-  int64_t oh = windowExtent(t.getDimSize(2), (*pad)[0], (*pad)[1], (*kernel)[0], (*stride)[0], 1);
-  int64_t ow = windowExtent(t.getDimSize(3), (*pad)[2], (*pad)[3], (*kernel)[1], (*stride)[1], 1);
-  if (oh < 1 || ow < 1)
-    return emitOptionalError(loc, op, " window does not fit the input of shape ", shapeStr(t.getShape()));
-  types.push_back(RankedTensorType::get({t.getDimSize(0), t.getDimSize(1), oh, ow}, t.getElementType()));
+  auto type = poolResultType(loc, op, tensorOperand(operands[0]), attrs);
+  if (failed(type)) return failure();
+  types.push_back(*type);
   return success();
 }
 
@@ -254,26 +280,9 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                                          DictionaryAttr attrs, RegionRange, SmallVectorImpl<Type> &types) {
   StringRef op = getOperationName();
   if (failed(expectOperands(loc, op, operands, 2))) return failure();
-  auto x = tensorOperand(operands[0]), w = tensorOperand(operands[1]);
-  if (x.getRank() != 4 || w.getRank() != 4)
-    return emitOptionalError(loc, op, " expects NCHW input and OIHW weight, got shapes ", shapeStr(x.getShape()),
-                             " and ", shapeStr(w.getShape()));
-  if (!x.getElementType().isF32() || w.getElementType() != x.getElementType())
-    return emitOptionalError(loc, op, " supports float32 input and weight, got ", typeStr(x.getElementType()),
-                             " and ", typeStr(w.getElementType()));
-  auto stride = requireInts(loc, op, attrs, "stride", 2), dilation = requireInts(loc, op, attrs, "dilation", 2),
-       pad = requireInts(loc, op, attrs, "pad", 4);
-  auto group = requireAttr<IntegerAttr>(loc, op, attrs, "group", "int");
-  if (failed(stride) || failed(dilation) || failed(pad) || failed(group)) return failure();
-  int64_t g = group->getInt(), c = x.getDimSize(1), o = w.getDimSize(0);
-  if (g < 1 || c % g || o % g || w.getDimSize(1) * g != c)
-    return emitOptionalError(loc, op, " input of shape ", shapeStr(x.getShape()), " and weight of shape ",
-                             shapeStr(w.getShape()), " do not match group ", g);
-  int64_t oh = windowExtent(x.getDimSize(2), (*pad)[0], (*pad)[1], w.getDimSize(2), (*stride)[0], (*dilation)[0]);
-  int64_t ow = windowExtent(x.getDimSize(3), (*pad)[2], (*pad)[3], w.getDimSize(3), (*stride)[1], (*dilation)[1]);
-  if (oh < 1 || ow < 1)
-    return emitOptionalError(loc, op, " kernel does not fit the input of shape ", shapeStr(x.getShape()));
-  types.push_back(RankedTensorType::get({x.getDimSize(0), o, oh, ow}, x.getElementType()));
+  auto type = conv2dResultType(loc, op, tensorOperand(operands[0]), tensorOperand(operands[1]), attrs);
+  if (failed(type)) return failure();
+  types.push_back(*type);
   return success();
 }
 

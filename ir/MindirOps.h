@@ -7,6 +7,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
@@ -14,7 +15,7 @@
 namespace mlir::mindir {
 
 // The dtypes an elementwise op accepts; the *Compare kinds return bool.
-enum class ElementKind { Numeric, Float, Bool, AnyCompare, NumericCompare };
+enum class ElementKind { Numeric, Float, Bool, Any, AnyCompare, NumericCompare };
 
 // Type rules shared by op classes (declared in MindirOps.td). Each reports a
 // readable error at `loc` (the node's name and source line) and fails.
@@ -37,6 +38,7 @@ std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRe
 }  // namespace mlir::mindir
 
 #include "ir/MindirDialect.h.inc"
+#include "ir/MindirInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "ir/MindirOps.h.inc"

@@ -9,11 +9,13 @@
 #define MINDIR_OPS_TD
 
 include "MindirBase.td"
+include "MindirInterfaces.td"
 
 // Which dtypes an elementwise op takes, and what it returns (see ElementKind
 // in MindirOps.h): numeric, float, bool, any; compare/logical ops return bool.
-class Mindir_BinaryOp<string mnemonic, string summaryText, string kind = "Numeric">
-    : Mindir_Op<mnemonic> {
+class Mindir_BinaryOp<string mnemonic, string summaryText, string kind = "Numeric",
+                      list<Trait> traits = []>
+    : Mindir_Op<mnemonic, traits> {
   let summary = summaryText;
   let arguments = (ins Mindir_Tensor:$lhs, Mindir_Tensor:$rhs);
   let results = (outs Mindir_Tensor:$result);
@@ -30,8 +32,9 @@ class Mindir_BinaryOp<string mnemonic, string summaryText, string kind = "Numeri
 }
 
 // Unary elementwise: the result has the operand's type.
-class Mindir_UnaryOp<string mnemonic, string summaryText, string kind = "Numeric">
-    : Mindir_Op<mnemonic> {
+class Mindir_UnaryOp<string mnemonic, string summaryText, string kind = "Numeric",
+                     list<Trait> traits = []>
+    : Mindir_Op<mnemonic, traits> {
   let summary = summaryText;
   let arguments = (ins Mindir_Tensor:$operand);
   let results = (outs Mindir_Tensor:$result);
@@ -46,13 +49,13 @@ class Mindir_UnaryOp<string mnemonic, string summaryText, string kind = "Numeric
   }];
 }
 
-def Mindir_AddOp : Mindir_BinaryOp<"Add", "elementwise x + y">;
-def Mindir_SubOp : Mindir_BinaryOp<"Sub", "elementwise x - y">;
-def Mindir_MulOp : Mindir_BinaryOp<"Mul", "elementwise x * y">;
-def Mindir_DivOp : Mindir_BinaryOp<"Div", "elementwise true division x / y", "Float">;
-def Mindir_PowOp : Mindir_BinaryOp<"Pow", "elementwise x ** y", "Float">;
-def Mindir_MaximumOp : Mindir_BinaryOp<"Maximum", "elementwise max(x, y)">;
-def Mindir_MinimumOp : Mindir_BinaryOp<"Minimum", "elementwise min(x, y)">;
+def Mindir_AddOp : Mindir_BinaryOp<"Add", "elementwise x + y", "Numeric", [Differentiable]>;
+def Mindir_SubOp : Mindir_BinaryOp<"Sub", "elementwise x - y", "Numeric", [Differentiable]>;
+def Mindir_MulOp : Mindir_BinaryOp<"Mul", "elementwise x * y", "Numeric", [Differentiable]>;
+def Mindir_DivOp : Mindir_BinaryOp<"Div", "elementwise true division x / y", "Float", [Differentiable]>;
+def Mindir_PowOp : Mindir_BinaryOp<"Pow", "elementwise x ** y", "Float", [Differentiable]>;
+def Mindir_MaximumOp : Mindir_BinaryOp<"Maximum", "elementwise max(x, y)", "Numeric", [Differentiable]>;
+def Mindir_MinimumOp : Mindir_BinaryOp<"Minimum", "elementwise min(x, y)", "Numeric", [Differentiable]>;
 def Mindir_EqualOp : Mindir_BinaryOp<"Equal", "elementwise x == y", "AnyCompare">;
 def Mindir_NotEqualOp : Mindir_BinaryOp<"NotEqual", "elementwise x != y", "AnyCompare">;
 def Mindir_LessOp : Mindir_BinaryOp<"Less", "elementwise x < y", "NumericCompare">;
@@ -62,28 +65,28 @@ def Mindir_GreaterEqualOp : Mindir_BinaryOp<"GreaterEqual", "elementwise x >= y"
 def Mindir_LogicalAndOp : Mindir_BinaryOp<"LogicalAnd", "elementwise x and y", "Bool">;
 def Mindir_LogicalOrOp : Mindir_BinaryOp<"LogicalOr", "elementwise x or y", "Bool">;
 
-def Mindir_NegOp : Mindir_UnaryOp<"Neg", "elementwise -x">;
-def Mindir_ReLUOp : Mindir_UnaryOp<"ReLU", "elementwise max(x, 0)">;
-def Mindir_AbsOp : Mindir_UnaryOp<"Abs", "elementwise |x|">;
-def Mindir_ExpOp : Mindir_UnaryOp<"Exp", "elementwise e^x", "Float">;
-def Mindir_LogOp : Mindir_UnaryOp<"Log", "elementwise natural logarithm", "Float">;
-def Mindir_SqrtOp : Mindir_UnaryOp<"Sqrt", "elementwise square root", "Float">;
-def Mindir_RsqrtOp : Mindir_UnaryOp<"Rsqrt", "elementwise 1 / sqrt(x)", "Float">;
-def Mindir_SigmoidOp : Mindir_UnaryOp<"Sigmoid", "elementwise 1 / (1 + e^-x)", "Float">;
-def Mindir_TanhOp : Mindir_UnaryOp<"Tanh", "elementwise hyperbolic tangent", "Float">;
-def Mindir_SinOp : Mindir_UnaryOp<"Sin", "elementwise sine", "Float">;
-def Mindir_CosOp : Mindir_UnaryOp<"Cos", "elementwise cosine", "Float">;
-def Mindir_ErfOp : Mindir_UnaryOp<"Erf", "elementwise error function", "Float">;
+def Mindir_NegOp : Mindir_UnaryOp<"Neg", "elementwise -x", "Numeric", [Differentiable]>;
+def Mindir_ReLUOp : Mindir_UnaryOp<"ReLU", "elementwise max(x, 0)", "Numeric", [Differentiable]>;
+def Mindir_AbsOp : Mindir_UnaryOp<"Abs", "elementwise |x|", "Numeric", [Differentiable]>;
+def Mindir_ExpOp : Mindir_UnaryOp<"Exp", "elementwise e^x", "Float", [Differentiable]>;
+def Mindir_LogOp : Mindir_UnaryOp<"Log", "elementwise natural logarithm", "Float", [Differentiable]>;
+def Mindir_SqrtOp : Mindir_UnaryOp<"Sqrt", "elementwise square root", "Float", [Differentiable]>;
+def Mindir_RsqrtOp : Mindir_UnaryOp<"Rsqrt", "elementwise 1 / sqrt(x)", "Float", [Differentiable]>;
+def Mindir_SigmoidOp : Mindir_UnaryOp<"Sigmoid", "elementwise 1 / (1 + e^-x)", "Float", [Differentiable]>;
+def Mindir_TanhOp : Mindir_UnaryOp<"Tanh", "elementwise hyperbolic tangent", "Float", [Differentiable]>;
+def Mindir_SinOp : Mindir_UnaryOp<"Sin", "elementwise sine", "Float", [Differentiable]>;
+def Mindir_CosOp : Mindir_UnaryOp<"Cos", "elementwise cosine", "Float", [Differentiable]>;
+def Mindir_ErfOp : Mindir_UnaryOp<"Erf", "elementwise error function", "Float", [Differentiable]>;
 def Mindir_LogicalNotOp : Mindir_UnaryOp<"LogicalNot", "elementwise not x", "Bool">;
 
-def Mindir_SelectOp : Mindir_Op<"Select"> {
+def Mindir_SelectOp : Mindir_Op<"Select", [Differentiable]> {
   let summary = "elementwise cond ? x : y, all three broadcast together";
   let arguments = (ins Mindir_Tensor:$cond, Mindir_Tensor:$x, Mindir_Tensor:$y);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$cond `,` $x `,` $y attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_MatMulOp : Mindir_Op<"MatMul"> {
+def Mindir_MatMulOp : Mindir_Op<"MatMul", [Differentiable]> {
   let summary = "matrix product over the last two dims; leading dims are batch dims";
   let description = [{
     `transpose_a`/`transpose_b` swap the last two dims of that operand first.
@@ -96,7 +99,7 @@ def Mindir_MatMulOp : Mindir_Op<"MatMul"> {
 }
 
 class Mindir_ReduceOp<string mnemonic, string summaryText, bit floatOnly>
-    : Mindir_Op<mnemonic> {
+    : Mindir_Op<mnemonic, [Differentiable]> {
   let summary = summaryText;
   let description = [{
     `axes` are non-negative, sorted and unique; an empty list reduces every axis.
@@ -122,7 +125,7 @@ def Mindir_ReduceMeanOp : Mindir_ReduceOp<"ReduceMean", "mean over axes", 1>;
 def Mindir_ReduceMaxOp : Mindir_ReduceOp<"ReduceMax", "max over axes", 0>;
 def Mindir_ReduceMinOp : Mindir_ReduceOp<"ReduceMin", "min over axes", 0>;
 
-def Mindir_Conv2DOp : Mindir_Op<"Conv2D"> {
+def Mindir_Conv2DOp : Mindir_Op<"Conv2D", [Differentiable]> {
   let summary = "2-D convolution, NCHW input, OIHW weight, explicit padding";
   let description = [{
     `pad` is [top, bottom, left, right]; `group` divides both channel counts.
@@ -135,7 +138,7 @@ def Mindir_Conv2DOp : Mindir_Op<"Conv2D"> {
   let assemblyFormat = "$input `,` $weight attr-dict `:` functional-type(operands, results)";
 }
 
-class Mindir_PoolOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic> {
+class Mindir_PoolOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic, [Differentiable]> {
   let summary = summaryText;
   let arguments = (ins Mindir_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad,
@@ -155,35 +158,67 @@ class Mindir_PoolOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic> {
 def Mindir_MaxPoolOp : Mindir_PoolOp<"MaxPool", "2-D max pooling over NCHW">;
 def Mindir_AvgPoolOp : Mindir_PoolOp<"AvgPool", "2-D average pooling over NCHW">;
 
-def Mindir_ReshapeOp : Mindir_Op<"Reshape"> {
+// Gradient kernels of Conv2D and pooling (what their bprop rules emit). Like
+// the forward ops they run on the runtime's kernels (see VendorKernels); dy
+// has the forward result's shape, type rules in GradKernelOps.cpp.
+class Mindir_GradKernelOp<string mnemonic, string summaryText, dag operandsAndAttrs,
+                          list<Trait> traits = []>
+    : Mindir_Op<mnemonic, traits> {
+  let summary = summaryText;
+  let arguments = operandsAndAttrs;
+  let results = (outs Mindir_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Mindir_Conv2DBackpropInputOp : Mindir_GradKernelOp<"Conv2DBackpropInput",
+    "gradient of Conv2D with respect to its input, of shape `input_shape`",
+    (ins Mindir_FloatTensor:$dy, Mindir_FloatTensor:$weight, DenseI64ArrayAttr:$stride,
+         DenseI64ArrayAttr:$dilation, DenseI64ArrayAttr:$pad, I64Attr:$group,
+         DenseI64ArrayAttr:$input_shape), [Differentiable]>;
+def Mindir_Conv2DBackpropFilterOp : Mindir_GradKernelOp<"Conv2DBackpropFilter",
+    "gradient of Conv2D with respect to its weight, of shape `filter_shape`",
+    (ins Mindir_FloatTensor:$dy, Mindir_FloatTensor:$input, DenseI64ArrayAttr:$stride,
+         DenseI64ArrayAttr:$dilation, DenseI64ArrayAttr:$pad, I64Attr:$group,
+         DenseI64ArrayAttr:$filter_shape), [Differentiable]>;
+def Mindir_MaxPoolGradOp : Mindir_GradKernelOp<"MaxPoolGrad",
+    "gradient of MaxPool: dy goes to the first maximum of each window",
+    (ins Mindir_FloatTensor:$input, Mindir_FloatTensor:$dy, DenseI64ArrayAttr:$kernel,
+         DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad)>;
+def Mindir_AvgPoolGradOp : Mindir_GradKernelOp<"AvgPoolGrad",
+    "gradient of AvgPool: dy spread evenly over each window, of shape `input_shape`",
+    (ins Mindir_FloatTensor:$dy, DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+         DenseI64ArrayAttr:$pad, BoolAttr:$count_include_pad, DenseI64ArrayAttr:$input_shape),
+    [Differentiable]>;
+
+def Mindir_ReshapeOp : Mindir_Op<"Reshape", [Differentiable]> {
   let summary = "same elements, new static shape";
   let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$shape);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_TransposeOp : Mindir_Op<"Transpose"> {
+def Mindir_TransposeOp : Mindir_Op<"Transpose", [Differentiable]> {
   let summary = "permute dims: result dim i is operand dim perm[i]";
   let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$perm);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_BroadcastToOp : Mindir_Op<"BroadcastTo"> {
+def Mindir_BroadcastToOp : Mindir_Op<"BroadcastTo", [Differentiable]> {
   let summary = "numpy broadcast of the operand to `shape`";
   let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$shape);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_TileOp : Mindir_Op<"Tile"> {
+def Mindir_TileOp : Mindir_Op<"Tile", [Differentiable]> {
   let summary = "repeat the operand `multiples[i]` times along dim i";
   let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$multiples);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_StridedSliceOp : Mindir_Op<"StridedSlice"> {
+def Mindir_StridedSliceOp : Mindir_Op<"StridedSlice", [Differentiable]> {
   let summary = "operand[begin:end:strides] per dim (normalized, see proto/OPS.md)";
   let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$begin,
                        DenseI64ArrayAttr:$end, DenseI64ArrayAttr:$strides);
@@ -191,21 +226,22 @@ def Mindir_StridedSliceOp : Mindir_Op<"StridedSlice"> {
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_ConcatOp : Mindir_Op<"Concat"> {
+def Mindir_ConcatOp : Mindir_Op<"Concat", [Differentiable]> {
   let summary = "join tensors along `axis`";
   let arguments = (ins Variadic<Mindir_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
 }
 
-def Mindir_GatherOp : Mindir_Op<"Gather"> {
+def Mindir_GatherOp : Mindir_Op<"Gather", [Differentiable]> {
   let summary = "take slices of params along `axis` at indices";
   let arguments = (ins Mindir_Tensor:$params, TensorOf<[I32, I64]>:$indices, I64Attr:$axis);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$params `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
-class Mindir_TriangleOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic> {
+class Mindir_TriangleOp<string mnemonic, string summaryText>
+    : Mindir_Op<mnemonic, [Differentiable]> {
   let summary = summaryText;
   let arguments = (ins Mindir_Tensor:$operand, I64Attr:$diagonal);
   let results = (outs Mindir_Tensor:$result);
@@ -223,7 +259,30 @@ class Mindir_TriangleOp<string mnemonic, string summaryText> : Mindir_Op<mnemoni
 def Mindir_TriuOp : Mindir_TriangleOp<"Triu", "keep col - row >= diagonal of the last two dims">;
 def Mindir_TrilOp : Mindir_TriangleOp<"Tril", "keep col - row <= diagonal of the last two dims">;
 
-def Mindir_CastOp : Mindir_Op<"Cast"> {
+// Gradients (see passes/Autodiff.cpp).
+
+def Mindir_StopGradientOp : Mindir_UnaryOp<"StopGradient",
+    "identity whose result carries no gradient back to its operand", "Any">;
+
+def Mindir_GradOp : Op<Mindir_Dialect, "Grad",
+                       [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "reverse-mode gradient of a private function";
+  let description = [{
+    Calls `callee` on the first n operands and returns its m results, then the
+    gradient of sum_i sum(sens_i * result_i), over the first `num_diff`
+    results, with respect to each callee argument listed in `wrt`. With
+    `sens_param` the last `num_diff` operands are the sensitivities sens_i;
+    otherwise they are all ones. `msjit-autodiff` expands it in place (the
+    callee inlined, its backward built from each op's BpropOpInterface), so
+    no Grad op reaches lowering.
+  }];
+  let arguments = (ins Variadic<Mindir_Tensor>:$inputs, FlatSymbolRefAttr:$callee,
+                       DenseI64ArrayAttr:$wrt, I64Attr:$num_diff, BoolAttr:$sens_param);
+  let results = (outs Variadic<Mindir_Tensor>:$results);
+  let assemblyFormat = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)";
+}
+
+def Mindir_CastOp : Mindir_Op<"Cast", [Differentiable]> {
   let summary = "convert elements to dtype `to` (numpy astype semantics)";
   let arguments = (ins Mindir_Tensor:$operand, TypeAttr:$to);
   let results = (outs Mindir_Tensor:$result);

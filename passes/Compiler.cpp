@@ -21,6 +21,7 @@ using StageBuilder = std::function<void(mlir::OpPassManager &, const PipelineOpt
 struct Stage {
   const char *name;
   StageBuilder build;
+  bool userErrors;  // a failure here is the graph's fault (INVALID_ARGUMENT), not the compiler's
 };
 
 void writeFile(const std::string &path, const std::string &text) {
@@ -57,7 +58,8 @@ std::string manifestFor(const CompileResult &r) {
 
 }  // namespace
 
-const char *compilerVersion() { return "msjit-compiler-1"; }
+// Bump on every change to what the compiler produces: it keys the persistent artifact cache.
+const char *compilerVersion() { return "msjit-compiler-2"; }
 
 CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions &options) {
   CompileResult result;
@@ -89,9 +91,10 @@ CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions
     return mlir::success();
   });
   PipelineOptions pipeline{options.jitLevel};
-  const Stage stages[] = {{"linalg", buildTensorPipeline},
-                          {"bufferized", buildBufferizePipeline},
-                          {"llvm", buildLLVMPipeline}};
+  const Stage stages[] = {{"autodiff", buildAutodiffPipeline, true},
+                          {"linalg", buildTensorPipeline, false},
+                          {"bufferized", buildBufferizePipeline, false},
+                          {"llvm", buildLLVMPipeline, false}};
   int n = 1;
   for (const Stage &stage : stages) {
     mlir::PassManager pm(&ctx, mlir::ModuleOp::getOperationName());
@@ -102,6 +105,11 @@ CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions
       pm.enableCrashReproducerGeneration(repro);
     }
     if (mlir::failed(pm.run(*module))) {
+      if (stage.userErrors && !diagnostics.empty()) {
+        result.status = CompileStatus::kInvalidInput;
+        result.error = diagnostics.front();
+        return result;
+      }
       result.error = std::string("internal compiler error in stage '") + stage.name + "': " +
                      (diagnostics.empty() ? "pass failed" : diagnostics.front());
       if (!repro.empty()) result.error += " (repro: mindir-opt --run-reproducer " + repro + ")";

@@ -22,6 +22,33 @@ def ConvertMindirToLinalg : Pass<"convert-mindir-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def Autodiff : Pass<"msjit-autodiff", "mlir::ModuleOp"> {
+  let summary = "Expand mindir.Grad ops: reverse-mode differentiation of their callees";
+  let description = [{
+    Each `mindir.Grad` is replaced by its callee's body (the forward) followed
+    by the backward built from each op's BpropOpInterface, innermost Grad ops
+    first, so gradients of gradients work. Only ops between a differentiated
+    input and a differentiated output get a gradient (dead-gradient pruning);
+    a differentiable output that needs an op without a rule is an error at
+    that op's node. Ops the backward builds carry the unit attribute
+    `msjit.backward`. Afterwards the Grad bodies are erased and
+    `mindir.StopGradient` becomes the identity.
+  }];
+}
+
+def Rematerialize : Pass<"msjit-rematerialize", "mlir::func::FuncOp"> {
+  let summary = "Recompute cheap forward values in the backward instead of keeping them";
+  let description = [{
+    A forward elementwise value read by the backward (ops tagged
+    `msjit.backward`) is recomputed next to its first backward reader when
+    that extends no live range: each of its operands is a constant, a function
+    argument, or is read by the backward anyway. The forward copy then dies at
+    its last forward use, and fusion can merge the recomputation into the
+    backward loop that reads it. Anything else (matmuls, convolutions,
+    reductions) stays stored. O1 only.
+  }];
+}
+
 def ElideResultCopies : Pass<"msjit-elide-result-copies", "mlir::func::FuncOp"> {
   let summary = "Write function results straight into their out-params";
   let description = [{

@@ -27,6 +27,14 @@
 
 namespace msjit::passes {
 
+void buildAutodiffPipeline(mlir::OpPassManager &pm, const PipelineOptions &options) {
+  // The backward is plain mindir, optimized and lowered with the forward.
+  pm.addPass(createAutodiff());
+  // The backward reads forward values; CSE merges what both compute (masks, constants).
+  pm.addPass(mlir::createCSEPass());
+  if (options.optimizes()) pm.addNestedPass<mlir::func::FuncOp>(createRematerialize());
+}
+
 void buildTensorPipeline(mlir::OpPassManager &pm, const PipelineOptions &options) {
   // Every mindir op becomes linalg/tensor/arith/math; nothing mindir survives.
   pm.addPass(createConvertMindirToLinalg());
@@ -108,13 +116,20 @@ void registerPipelines() {
     mlir::PassPipelineRegistration<>(
         "msjit-" + level, "mindir -> LLVM dialect at " + level, [level](mlir::OpPassManager &pm) {
           PipelineOptions options{level};
+          buildAutodiffPipeline(pm, options);
           buildTensorPipeline(pm, options);
           buildBufferizePipeline(pm, options);
           buildLLVMPipeline(pm, options);
         });
     mlir::PassPipelineRegistration<>(
         "msjit-linalg-" + level, "stage 1 at " + level + ": mindir -> linalg on tensors",
-        [level](mlir::OpPassManager &pm) { buildTensorPipeline(pm, PipelineOptions{level}); });
+        [level](mlir::OpPassManager &pm) {
+          buildAutodiffPipeline(pm, PipelineOptions{level});
+          buildTensorPipeline(pm, PipelineOptions{level});
+        });
+    mlir::PassPipelineRegistration<>(
+        "msjit-autodiff-" + level, "stage 0 at " + level + ": expand Grad ops",
+        [level](mlir::OpPassManager &pm) { buildAutodiffPipeline(pm, PipelineOptions{level}); });
   }
   mlir::PassPipelineRegistration<>("msjit-bufferized", "stage 2: tensors -> memrefs -> loops",
                                    [](mlir::OpPassManager &pm) { buildBufferizePipeline(pm, {}); });

@@ -21,6 +21,8 @@ struct PipelineOptions {
   bool optimizes() const { return jitLevel != "O0"; }
 };
 
+// Stage 0: expand mindir.Grad ops (reverse-mode autodiff); its failures are the user's.
+void buildAutodiffPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 void buildTensorPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 void buildLLVMPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

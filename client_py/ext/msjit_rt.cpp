@@ -7,7 +7,7 @@
 //     fast(args) -> result | None    None: args are not exactly the compiled
 //                                    Tensors, the caller takes the slow path
 //   conv2d / max_pool2d / avg_pool2d eager calls of the vendor kernels the
-//                                    artifacts import (runtime/kernels/), so
+//   and their gradients              artifacts import (runtime/kernels/), so
 //                                    eager and compiled share one kernel
 //
 // FastCall reads a Tensor's `_array` slot by offset and builds result Tensors
@@ -20,6 +20,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -308,101 +309,224 @@ PyTypeObject FastCallType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 using Memref4 = msjit::kernels::MemRef<float, 4>;
 
-// A dense float32 NCHW view of `obj` (kept alive by *owner), or null with an error.
-bool asMemref4(PyObject *obj, const char *what, PyObject **owner, Memref4 &m) {
-  *owner = PyArray_FROMANY(obj, NPY_FLOAT32, 4, 4, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
-  if (!*owner) {
-    PyErr_Format(PyExc_ValueError, "%s must be a 4-D float32 array", what);
+// The operands of one eager call as dense float32 NCHW views; the converted
+// arrays stay alive as long as this object.
+class Operands {
+ public:
+  Operands() = default;
+  Operands(const Operands &) = delete;
+  Operands &operator=(const Operands &) = delete;
+  ~Operands() {
+    for (PyObject *o : owned_) Py_DECREF(o);
+  }
+
+  // False with a ValueError when `obj` is not a 4-D float32 array.
+  bool add(PyObject *obj, const char *what, Memref4 &m) {
+    PyObject *array = PyArray_FROMANY(obj, NPY_FLOAT32, 4, 4, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!array) {
+      PyErr_Format(PyExc_ValueError, "%s must be a 4-D float32 array", what);
+      return false;
+    }
+    owned_.push_back(array);
+    auto *arr = reinterpret_cast<PyArrayObject *>(array);
+    m = denseView(static_cast<float *>(PyArray_DATA(arr)), PyArray_DIMS(arr));
+    return true;
+  }
+
+  template <typename Dim>
+  static Memref4 denseView(float *data, const Dim *dims) {
+    Memref4 m{};
+    m.allocated = m.aligned = data;
+    for (int i = 0; i < 4; ++i) m.sizes[i] = dims[i];
+    for (int i = 3, stride = 1; i >= 0; stride *= m.sizes[i], --i) m.strides[i] = stride;
+    return m;
+  }
+
+ private:
+  std::vector<PyObject *> owned_;
+};
+
+// A new (uninitialized) float32 array of `shape` and its memref view, or null with an error.
+PyObject *newArray4(const int64_t *shape, Memref4 &view) {
+  npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
+  for (npy_intp d : dims)
+    if (d < 0) return PyErr_Format(PyExc_ValueError, "shape %s has a negative dim", shapeText(4, dims).c_str());
+  PyObject *out = PyArray_SimpleNew(4, dims, NPY_FLOAT32);
+  if (out) view = Operands::denseView(static_cast<float *>(PyArray_DATA(reinterpret_cast<PyArrayObject *>(out))), dims);
+  return out;
+}
+
+// The (N, channels, OH, OW) result of a window on the NCHW shape `x`; extents follow
+// proto/OPS.md. False with a ValueError when the window does not fit.
+bool windowResult(const int64_t *x, int64_t channels, int64_t kh, int64_t kw, const int64_t *stride,
+                  const int64_t *dilation, const int64_t *pad, int64_t *out) {
+  // How far the window's first tap moves over each padded axis.
+  int64_t travelH = x[2] + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1;
+  int64_t travelW = x[3] + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1;
+  if (travelH < 0 || travelW < 0 || stride[0] < 1 || stride[1] < 1 || kh < 1 || kw < 1 || dilation[0] < 1 ||
+      dilation[1] < 1) {
+    PyErr_SetString(PyExc_ValueError, "the window does not fit the input");
     return false;
   }
-  auto *arr = reinterpret_cast<PyArrayObject *>(*owner);
-  m.allocated = m.aligned = static_cast<float *>(PyArray_DATA(arr));
-  m.offset = 0;
-  for (int i = 0; i < 4; ++i) m.sizes[i] = PyArray_DIM(arr, i);
-  for (int i = 3, stride = 1; i >= 0; stride *= m.sizes[i], --i) m.strides[i] = stride;
+  out[0] = x[0], out[1] = channels, out[2] = travelH / stride[0] + 1, out[3] = travelW / stride[1] + 1;
   return true;
 }
 
-// Allocates the (N, C, OH, OW) output; extents follow proto/OPS.md.
-PyObject *newOutput(const Memref4 &x, int64_t channels, int64_t kh, int64_t kw, const int64_t *stride,
-                    const int64_t *dilation, const int64_t *pad, Memref4 &y) {
-  int64_t oh = (x.sizes[2] + pad[0] + pad[1] - dilation[0] * (kh - 1) - 1) / stride[0] + 1;
-  int64_t ow = (x.sizes[3] + pad[2] + pad[3] - dilation[1] * (kw - 1) - 1) / stride[1] + 1;
-  if (oh < 1 || ow < 1 || stride[0] < 1 || stride[1] < 1) {
-    PyErr_SetString(PyExc_ValueError, "the window does not fit the input");
-    return nullptr;
+// The result shape of Conv2D on input shape `x` and weight shape `w`.
+bool convResult(const int64_t *x, const int64_t *w, const int64_t *stride, const int64_t *dilation,
+                const int64_t *pad, int64_t group, int64_t *out) {
+  if (group < 1 || x[1] != w[1] * group || w[0] % group) {
+    PyErr_SetString(PyExc_ValueError, "conv2d: input channels, weight shape and group do not match");
+    return false;
   }
-  npy_intp dims[4] = {x.sizes[0], channels, oh, ow};
-  PyObject *out = PyArray_SimpleNew(4, dims, NPY_FLOAT32);
-  if (!out) return nullptr;
-  Memref4 view{};
-  view.allocated = view.aligned = static_cast<float *>(PyArray_DATA(reinterpret_cast<PyArrayObject *>(out)));
-  for (int i = 0; i < 4; ++i) view.sizes[i] = dims[i];
-  for (int i = 3, s = 1; i >= 0; s *= view.sizes[i], --i) view.strides[i] = s;
-  y = view;
-  return out;
+  return windowResult(x, w[0], w[2], w[3], stride, dilation, pad, out);
 }
+
+// False with a ValueError unless dy has the shape of the forward result.
+bool matchesResult(const char *op, const Memref4 &dy, const int64_t *result) {
+  if (std::equal(result, result + 4, dy.sizes)) return true;
+  npy_intp got[4] = {dy.sizes[0], dy.sizes[1], dy.sizes[2], dy.sizes[3]},
+           want[4] = {result[0], result[1], result[2], result[3]};
+  PyErr_Format(PyExc_ValueError, "%s: dy has shape %s, the forward result has shape %s", op,
+               shapeText(4, got).c_str(), shapeText(4, want).c_str());
+  return false;
+}
+
+const int64_t kNoDilation[2] = {1, 1};
 
 PyObject *conv2d(PyObject *, PyObject *args) {
   PyObject *xo, *wo;
-  int64_t st[2], di[2], pad[4], group;
+  int64_t st[2], di[2], pad[4], group, shape[4];
   if (!PyArg_ParseTuple(args, "OO(LL)(LL)(LLLL)L", &xo, &wo, &st[0], &st[1], &di[0], &di[1], &pad[0], &pad[1],
                         &pad[2], &pad[3], &group))
     return nullptr;
-  PyObject *xk = nullptr, *wk = nullptr;
+  Operands operands;
   Memref4 x, w, y;
-  if (!asMemref4(xo, "conv2d input", &xk, x) || !asMemref4(wo, "conv2d weight", &wk, w)) {
-    Py_XDECREF(xk);
+  if (!operands.add(xo, "conv2d input", x) || !operands.add(wo, "conv2d weight", w) ||
+      !convResult(x.sizes, w.sizes, st, di, pad, group, shape))
     return nullptr;
-  }
-  PyObject *out = nullptr;
-  if (group < 1 || x.sizes[1] != w.sizes[1] * group || w.sizes[0] % group)
-    PyErr_SetString(PyExc_ValueError, "conv2d: input channels, weight shape and group do not match");
-  else if ((out = newOutput(x, w.sizes[0], w.sizes[2], w.sizes[3], st, di, pad, y))) {
-    Py_BEGIN_ALLOW_THREADS
-    _mlir_ciface_msrt_kernel_conv2d_f32(&x, &w, &y, st[0], st[1], di[0], di[1], pad[0], pad[1], pad[2], pad[3], group);
-    Py_END_ALLOW_THREADS
-  }
-  Py_DECREF(xk);
-  Py_DECREF(wk);
+  PyObject *out = newArray4(shape, y);
+  if (!out) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  _mlir_ciface_msrt_kernel_conv2d_f32(&x, &w, &y, st[0], st[1], di[0], di[1], pad[0], pad[1], pad[2], pad[3], group);
+  Py_END_ALLOW_THREADS
   return out;
 }
 
+// Conv2DBackpropInput (dy, w, ..., input_shape) or Conv2DBackpropFilter (dy, x, ..., filter_shape).
+PyObject *conv2dGrad(PyObject *args, bool filter) {
+  const char *op = filter ? "conv2d_backprop_filter" : "conv2d_backprop_input";
+  PyObject *dyo, *known;
+  int64_t st[2], di[2], pad[4], group, shape[4], result[4];
+  if (!PyArg_ParseTuple(args, "OO(LL)(LL)(LLLL)L(LLLL)", &dyo, &known, &st[0], &st[1], &di[0], &di[1], &pad[0],
+                        &pad[1], &pad[2], &pad[3], &group, &shape[0], &shape[1], &shape[2], &shape[3]))
+    return nullptr;
+  Operands operands;
+  Memref4 dy, other, grad;
+  if (!operands.add(dyo, "dy", dy) || !operands.add(known, filter ? "conv2d input" : "conv2d weight", other) ||
+      !convResult(filter ? other.sizes : shape, filter ? shape : other.sizes, st, di, pad, group, result) ||
+      !matchesResult(op, dy, result))
+    return nullptr;
+  PyObject *out = newArray4(shape, grad);
+  if (!out) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  if (filter)
+    _mlir_ciface_msrt_kernel_conv2d_backprop_filter_f32(&dy, &other, &grad, st[0], st[1], di[0], di[1], pad[0],
+                                                        pad[1], pad[2], pad[3], group);
+  else
+    _mlir_ciface_msrt_kernel_conv2d_backprop_input_f32(&dy, &other, &grad, st[0], st[1], di[0], di[1], pad[0],
+                                                       pad[1], pad[2], pad[3], group);
+  Py_END_ALLOW_THREADS
+  return out;
+}
+
+PyObject *conv2d_backprop_input(PyObject *, PyObject *args) { return conv2dGrad(args, false); }
+PyObject *conv2d_backprop_filter(PyObject *, PyObject *args) { return conv2dGrad(args, true); }
+
 PyObject *pool2d(PyObject *args, bool average) {
   PyObject *xo;
-  int64_t k[2], st[2], pad[4];
+  int64_t k[2], st[2], pad[4], shape[4];
   int include = 0;
   if (average ? !PyArg_ParseTuple(args, "O(LL)(LL)(LLLL)p", &xo, &k[0], &k[1], &st[0], &st[1], &pad[0], &pad[1],
                                   &pad[2], &pad[3], &include)
               : !PyArg_ParseTuple(args, "O(LL)(LL)(LLLL)", &xo, &k[0], &k[1], &st[0], &st[1], &pad[0], &pad[1],
                                   &pad[2], &pad[3]))
     return nullptr;
-  PyObject *xk = nullptr;
+  Operands operands;
   Memref4 x, y;
-  if (!asMemref4(xo, "pooling input", &xk, x)) return nullptr;
-  const int64_t one[2] = {1, 1};
-  PyObject *out = newOutput(x, x.sizes[1], k[0], k[1], st, one, pad, y);
-  if (out) {
-    Py_BEGIN_ALLOW_THREADS
-    if (average)
-      _mlir_ciface_msrt_kernel_avg_pool2d_f32(&x, &y, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3], include);
-    else
-      _mlir_ciface_msrt_kernel_max_pool2d_f32(&x, &y, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3]);
-    Py_END_ALLOW_THREADS
-  }
-  Py_DECREF(xk);
+  if (!operands.add(xo, "pooling input", x) ||
+      !windowResult(x.sizes, x.sizes[1], k[0], k[1], st, kNoDilation, pad, shape))
+    return nullptr;
+  PyObject *out = newArray4(shape, y);
+  if (!out) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  if (average)
+    _mlir_ciface_msrt_kernel_avg_pool2d_f32(&x, &y, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3], include);
+  else
+    _mlir_ciface_msrt_kernel_max_pool2d_f32(&x, &y, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3]);
+  Py_END_ALLOW_THREADS
   return out;
 }
 
 PyObject *max_pool2d(PyObject *, PyObject *args) { return pool2d(args, false); }
 PyObject *avg_pool2d(PyObject *, PyObject *args) { return pool2d(args, true); }
 
+PyObject *max_pool2d_grad(PyObject *, PyObject *args) {
+  PyObject *xo, *dyo;
+  int64_t k[2], st[2], pad[4], pooled[4];
+  if (!PyArg_ParseTuple(args, "OO(LL)(LL)(LLLL)", &xo, &dyo, &k[0], &k[1], &st[0], &st[1], &pad[0], &pad[1],
+                        &pad[2], &pad[3]))
+    return nullptr;
+  Operands operands;
+  Memref4 x, dy, dx;
+  if (!operands.add(xo, "pooling input", x) || !operands.add(dyo, "dy", dy) ||
+      !windowResult(x.sizes, x.sizes[1], k[0], k[1], st, kNoDilation, pad, pooled) ||
+      !matchesResult("max_pool2d_grad", dy, pooled))
+    return nullptr;
+  PyObject *out = newArray4(x.sizes, dx);
+  if (!out) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  _mlir_ciface_msrt_kernel_max_pool2d_grad_f32(&x, &dy, &dx, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3]);
+  Py_END_ALLOW_THREADS
+  return out;
+}
+
+PyObject *avg_pool2d_grad(PyObject *, PyObject *args) {
+  PyObject *dyo;
+  int64_t k[2], st[2], pad[4], shape[4], pooled[4];
+  int include = 0;
+  if (!PyArg_ParseTuple(args, "O(LL)(LL)(LLLL)p(LLLL)", &dyo, &k[0], &k[1], &st[0], &st[1], &pad[0], &pad[1],
+                        &pad[2], &pad[3], &include, &shape[0], &shape[1], &shape[2], &shape[3]))
+    return nullptr;
+  Operands operands;
+  Memref4 dy, dx;
+  if (!operands.add(dyo, "dy", dy) || !windowResult(shape, shape[1], k[0], k[1], st, kNoDilation, pad, pooled) ||
+      !matchesResult("avg_pool2d_grad", dy, pooled))
+    return nullptr;
+  PyObject *out = newArray4(shape, dx);
+  if (!out) return nullptr;
+  Py_BEGIN_ALLOW_THREADS
+  _mlir_ciface_msrt_kernel_avg_pool2d_grad_f32(&dy, &dx, k[0], k[1], st[0], st[1], pad[0], pad[1], pad[2], pad[3],
+                                               include);
+  Py_END_ALLOW_THREADS
+  return out;
+}
+
 PyMethodDef module_methods[] = {
     {"conv2d", conv2d, METH_VARARGS,
      "conv2d(x, w, (sh, sw), (dh, dw), (top, bottom, left, right), group) -> ndarray (NCHW, OIHW, float32)"},
+    {"conv2d_backprop_input", conv2d_backprop_input, METH_VARARGS,
+     "conv2d_backprop_input(dy, w, (sh, sw), (dh, dw), (top, bottom, left, right), group, (n, c, h, w)) -> dx"},
+    {"conv2d_backprop_filter", conv2d_backprop_filter, METH_VARARGS,
+     "conv2d_backprop_filter(dy, x, (sh, sw), (dh, dw), (top, bottom, left, right), group, (o, c/group, kh, kw))"
+     " -> dw"},
     {"max_pool2d", max_pool2d, METH_VARARGS, "max_pool2d(x, (kh, kw), (sh, sw), (top, bottom, left, right))"},
     {"avg_pool2d", avg_pool2d, METH_VARARGS,
      "avg_pool2d(x, (kh, kw), (sh, sw), (top, bottom, left, right), count_include_pad)"},
+    {"max_pool2d_grad", max_pool2d_grad, METH_VARARGS,
+     "max_pool2d_grad(x, dy, (kh, kw), (sh, sw), (top, bottom, left, right)) -> dx"},
+    {"avg_pool2d_grad", avg_pool2d_grad, METH_VARARGS,
+     "avg_pool2d_grad(dy, (kh, kw), (sh, sw), (top, bottom, left, right), count_include_pad, (n, c, h, w)) -> dx"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module = {PyModuleDef_HEAD_INIT, "_msjit_rt",

@@ -26,10 +26,14 @@ from .errors import (CompileError, DaemonError, DaemonUnavailableError, JitFallb
 from .initializer import set_seed  # noqa: E402
 from .explain import explain  # noqa: E402
 from .jit import jit  # noqa: E402
+from .autodiff import GradOperation, grad, value_and_grad  # noqa: E402
 from .parameter import Parameter  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 
-__all__ = ["Tensor", "Parameter", "jit", "JitConfig", "ops", "nn", "dtype", "context", "set_context",
+# MindSpore also exposes these under ops (ops cannot import autodiff: it is built on ops).
+ops.GradOperation, ops.grad, ops.value_and_grad = GradOperation, grad, value_and_grad
+
+__all__ = ["Tensor", "Parameter", "jit", "JitConfig", "grad", "value_and_grad", "ops", "nn", "dtype", "context", "set_context",
            "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "STRICT", "COMPATIBLE", "LAX", "set_seed",
            "float16", "float32", "float64", "int32", "int64", "bool_", "MsjitError",
            "UnsupportedSyntaxError", "CompileError", "DaemonError", "DaemonUnavailableError",

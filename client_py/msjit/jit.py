@@ -31,11 +31,12 @@ import numpy as np
 from . import context, rpc, runtime, serialize
 from .capture.ast import capture_ast
 from .capture.bytecode import Uninterpretable, capture_bytecode
-from .capture.graph import ARG, OUT, Captured, current_builder, unflatten
+from .capture.graph import ARG, OUT, Captured, Graph, current_builder, unflatten
 from .capture.segments import Session
 from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, JitFallbackWarning, UnsupportedSyntaxError
+from .ops.core import TAPES
 from .tensor import Tensor
 
 logger = logging.getLogger(__name__)
@@ -141,14 +142,14 @@ class JitFunction:
         return self.fn
 
     def __call__(self, *args, **kwargs):
-        if not kwargs:
+        if not kwargs and not TAPES:   # (an eager gradient records: run as Python, see _call_slow)
             out = self._fast(args)
             if out is not None:
                 return out
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
-        if self._fallback or current_builder() is not None:  # (called while tracing: inlined)
+        if self._fallback or current_builder() is not None or TAPES:  # (tracing: inlined; taping: eager)
             return self.fn(*args, **kwargs)
         bytecode = self.config.capture_mode == "bytecode"
         if bytecode and context.is_graph_mode():   # the spec: the decoration is invalid there
@@ -204,7 +205,8 @@ class JitFunction:
                 first = (self._last_session.breaks or self._last_session.side_effects)[0]
                 raise UnsupportedSyntaxError(first.file, first.line, f"{first.reason} (the call is not one graph)")
             return out
-        return _CAPTURE[self.config.capture_mode](self.fn, args, kwargs, fold_parameters=self._fold_parameters)
+        mode = getattr(self.fn, "_msjit_capture", self.config.capture_mode)   # (a gradient is traced)
+        return _CAPTURE[mode](self.fn, args, kwargs, fold_parameters=self._fold_parameters)
 
     def _compile(self, args, kwargs):
         """Capture, compile and load one specialization; None means: run eagerly from now on."""
@@ -295,6 +297,8 @@ class JitFunction:
 def _graph_key(graph):
     """Exact identity of a graph piece (constants by their bytes; locations left out)."""
     def attr(v):
+        if isinstance(v, Graph):
+            return _graph_key(v)
         return (v.dtype.str, v.shape, v.tobytes()) if isinstance(v, np.ndarray) else repr(v)
     return (graph.inputs, graph.parameters, graph.outputs,
             tuple((n.op_type, n.inputs, tuple((k, attr(v)) for k, v in sorted(n.attrs.items()))) for n in graph.nodes))

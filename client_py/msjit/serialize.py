@@ -7,6 +7,7 @@ file and line, and nothing process-specific (ids, temp paths, times) is written.
 import numpy as np
 
 from . import __version__
+from .capture.graph import Graph
 from .dtype import DType, from_numpy
 from .proto import mindir_pb2
 
@@ -17,21 +18,25 @@ def to_model(graph):
     """The ModelProto for a captured Graph."""
     model = mindir_pb2.ModelProto(ir_version=IR_VERSION, producer_name="msjit",
                                   producer_version=__version__)
-    g = model.graph
+    _fill_graph(model.graph, graph)
+    return model
+
+
+def _fill_graph(g, graph):
     g.name = graph.name
     for name, aval in graph.inputs:
         g.input.append(_value_info(name, aval))
     for name, aval in graph.parameters:
         g.parameter.append(_value_info(name, aval))
     for node in graph.nodes:
-        n = g.node.add(name=node.name, op_type=node.op_type, input=node.inputs, output=[node.name])
+        n = g.node.add(name=node.name, op_type=node.op_type, input=node.inputs,
+                       output=node.outputs or [node.name])
         for key in sorted(node.attrs):
             n.attribute.append(_attribute(key, node.attrs[key]))
         if node.location:
             n.location.file, n.location.line = node.location
     for name, aval in graph.outputs:
         g.output.append(_value_info(name, aval))
-    return model
 
 
 def to_bytes(graph):
@@ -64,6 +69,8 @@ def _attribute(name, value):
         a.dtype = value.proto
     elif isinstance(value, np.ndarray):
         a.t.CopyFrom(tensor_proto(value))
+    elif isinstance(value, Graph):
+        _fill_graph(a.g, value)
     elif isinstance(value, (tuple, list)):
         is_ints = all(isinstance(v, (int, np.integer)) for v in value)
         values = a.ints if is_ints else a.floats

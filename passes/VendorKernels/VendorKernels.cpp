@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::bufferization;
@@ -23,32 +24,48 @@ struct KernelCall {
   SmallVector<int64_t> scalars;
 };
 
+template <typename ConvOp>
+KernelCall convCall(ConvOp conv, const char *name) {
+  KernelCall call{name, {}};
+  call.scalars.append(conv.getStride().begin(), conv.getStride().end());
+  call.scalars.append(conv.getDilation().begin(), conv.getDilation().end());
+  call.scalars.append(conv.getPad().begin(), conv.getPad().end());
+  call.scalars.push_back(conv.getGroup());
+  return call;
+}
+
+template <typename PoolOp>
+KernelCall poolCall(PoolOp pool, const char *name) {
+  KernelCall call{name, {}};
+  call.scalars.append(pool.getKernel().begin(), pool.getKernel().end());
+  call.scalars.append(pool.getStride().begin(), pool.getStride().end());
+  call.scalars.append(pool.getPad().begin(), pool.getPad().end());
+  return call;
+}
+
+KernelCall withFlag(KernelCall call, bool flag) {
+  call.scalars.push_back(flag);
+  return call;
+}
+
 KernelCall describe(Operation *op) {
   Type elem = op->getResult(0).getType().cast<ShapedType>().getElementType();
-  auto append = [](SmallVector<int64_t> &v, ArrayRef<int64_t> xs) { v.append(xs.begin(), xs.end()); };
-  if (auto mm = dyn_cast<mindir::MatMulOp>(op))
-    return {"msrt_kernel_matmul_" + dtypeSuffix(elem),
-            {mm.getTransposeA().value_or(false), mm.getTransposeB().value_or(false)}};
-  if (auto conv = dyn_cast<mindir::Conv2DOp>(op)) {
-    KernelCall call{"msrt_kernel_conv2d_f32", {}};
-    append(call.scalars, conv.getStride());
-    append(call.scalars, conv.getDilation());
-    append(call.scalars, conv.getPad());
-    call.scalars.push_back(conv.getGroup());
-    return call;
-  }
-  auto pool = [&](auto p, const char *name) {
-    KernelCall call{name, {}};
-    append(call.scalars, p.getKernel());
-    append(call.scalars, p.getStride());
-    append(call.scalars, p.getPad());
-    return call;
-  };
-  if (auto max = dyn_cast<mindir::MaxPoolOp>(op)) return pool(max, "msrt_kernel_max_pool2d_f32");
-  auto avg = cast<mindir::AvgPoolOp>(op);
-  KernelCall call = pool(avg, "msrt_kernel_avg_pool2d_f32");
-  call.scalars.push_back(avg.getCountIncludePad().value_or(false));
-  return call;
+  return llvm::TypeSwitch<Operation *, KernelCall>(op)
+      .Case([&](mindir::MatMulOp mm) {
+        return KernelCall{"msrt_kernel_matmul_" + dtypeSuffix(elem),
+                          {mm.getTransposeA().value_or(false), mm.getTransposeB().value_or(false)}};
+      })
+      .Case([](mindir::Conv2DOp op) { return convCall(op, "msrt_kernel_conv2d_f32"); })
+      .Case([](mindir::Conv2DBackpropInputOp op) { return convCall(op, "msrt_kernel_conv2d_backprop_input_f32"); })
+      .Case([](mindir::Conv2DBackpropFilterOp op) { return convCall(op, "msrt_kernel_conv2d_backprop_filter_f32"); })
+      .Case([](mindir::MaxPoolOp op) { return poolCall(op, "msrt_kernel_max_pool2d_f32"); })
+      .Case([](mindir::MaxPoolGradOp op) { return poolCall(op, "msrt_kernel_max_pool2d_grad_f32"); })
+      .Case([](mindir::AvgPoolOp op) {
+        return withFlag(poolCall(op, "msrt_kernel_avg_pool2d_f32"), op.getCountIncludePad().value_or(false));
+      })
+      .Case([](mindir::AvgPoolGradOp op) {
+        return withFlag(poolCall(op, "msrt_kernel_avg_pool2d_grad_f32"), op.getCountIncludePad());
+      });
 }
 
 // memref<?x...x?xT, strided<[?, ...], offset: ?>>: one kernel signature per
@@ -108,7 +125,9 @@ bool isVendorMatMul(Operation *op) {
 }
 
 bool usesVendorKernel(Operation *op) {
-  if (isa<mindir::Conv2DOp, mindir::MaxPoolOp, mindir::AvgPoolOp>(op)) return true;
+  if (isa<mindir::Conv2DOp, mindir::Conv2DBackpropInputOp, mindir::Conv2DBackpropFilterOp, mindir::MaxPoolOp,
+          mindir::MaxPoolGradOp, mindir::AvgPoolOp, mindir::AvgPoolGradOp>(op))
+    return true;
   return isVendorMatMul(op) && op->getResult(0).getType().cast<ShapedType>().getRank() == 3;
 }
 
@@ -118,6 +137,10 @@ void registerVendorKernelModels(DialectRegistry &registry) {
     mindir::Conv2DOp::attachInterface<KernelCallModel<mindir::Conv2DOp>>(*ctx);
     mindir::MaxPoolOp::attachInterface<KernelCallModel<mindir::MaxPoolOp>>(*ctx);
     mindir::AvgPoolOp::attachInterface<KernelCallModel<mindir::AvgPoolOp>>(*ctx);
+    mindir::Conv2DBackpropInputOp::attachInterface<KernelCallModel<mindir::Conv2DBackpropInputOp>>(*ctx);
+    mindir::Conv2DBackpropFilterOp::attachInterface<KernelCallModel<mindir::Conv2DBackpropFilterOp>>(*ctx);
+    mindir::MaxPoolGradOp::attachInterface<KernelCallModel<mindir::MaxPoolGradOp>>(*ctx);
+    mindir::AvgPoolGradOp::attachInterface<KernelCallModel<mindir::AvgPoolGradOp>>(*ctx);
   });
 }
 

@@ -1,7 +1,8 @@
 //===- VendorKernels.h - ops that run on the runtime's vendor kernels -*- C++ -*-===//
 //
-// MatMul (float, as rank-3 batches), Conv2D, MaxPool and AvgPool are not
-// lowered to loops: they stay mindir ops through the tensor stage and
+// MatMul (float, as rank-3 batches), Conv2D, MaxPool, AvgPool and their
+// gradient kernels (Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad) are
+// not lowered to loops: they stay mindir ops through the tensor stage and
 // bufferize into `func.call @msrt_kernel_<op>_<dtype>(memref..., i64...)`,
 // declared with the C interface. Codegen turns those declarations into the
 // artifact's import table (runtime/artifact_abi.h), which the runtime fills

@@ -40,6 +40,29 @@ void _mlir_ciface_msrt_kernel_avg_pool2d_f32(msjit_memref4_f32 *x, msjit_memref4
                                              int64_t pad_top, int64_t pad_bottom, int64_t pad_left,
                                              int64_t pad_right, int64_t count_include_pad);
 
+/* Their gradients (oneDNN backward primitives), as proto/OPS.md defines them: the
+ * first memref is dy, the last the gradient written; its shape is the forward's
+ * input (Conv2DBackpropInput, pooling) or weight (Conv2DBackpropFilter). */
+void _mlir_ciface_msrt_kernel_conv2d_backprop_input_f32(msjit_memref4_f32 *dy, msjit_memref4_f32 *w,
+                                                        msjit_memref4_f32 *dx, int64_t stride_h, int64_t stride_w,
+                                                        int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+                                                        int64_t pad_bottom, int64_t pad_left, int64_t pad_right,
+                                                        int64_t group);
+void _mlir_ciface_msrt_kernel_conv2d_backprop_filter_f32(msjit_memref4_f32 *dy, msjit_memref4_f32 *x,
+                                                         msjit_memref4_f32 *dw, int64_t stride_h, int64_t stride_w,
+                                                         int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+                                                         int64_t pad_bottom, int64_t pad_left, int64_t pad_right,
+                                                         int64_t group);
+/* MaxPoolGrad takes the forward input x first: it decides which tap won each window. */
+void _mlir_ciface_msrt_kernel_max_pool2d_grad_f32(msjit_memref4_f32 *x, msjit_memref4_f32 *dy, msjit_memref4_f32 *dx,
+                                                  int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                                                  int64_t stride_w, int64_t pad_top, int64_t pad_bottom,
+                                                  int64_t pad_left, int64_t pad_right);
+void _mlir_ciface_msrt_kernel_avg_pool2d_grad_f32(msjit_memref4_f32 *dy, msjit_memref4_f32 *dx, int64_t kernel_h,
+                                                  int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+                                                  int64_t pad_top, int64_t pad_bottom, int64_t pad_left,
+                                                  int64_t pad_right, int64_t count_include_pad);
+
 /* The heap of generated code (convert-memref-to-llvm's generic functions): a
  * cache of large blocks reused across calls (allocator.cpp). */
 void *_mlir_memref_to_llvm_alloc(uint64_t size);

@@ -13,6 +13,12 @@ extern "C" void *msrt_kernel_lookup(const char *name) {
       {"msrt_kernel_conv2d_f32", reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_conv2d_f32)},
       {"msrt_kernel_max_pool2d_f32", reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_max_pool2d_f32)},
       {"msrt_kernel_avg_pool2d_f32", reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_avg_pool2d_f32)},
+      {"msrt_kernel_conv2d_backprop_input_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_conv2d_backprop_input_f32)},
+      {"msrt_kernel_conv2d_backprop_filter_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_conv2d_backprop_filter_f32)},
+      {"msrt_kernel_max_pool2d_grad_f32", reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_max_pool2d_grad_f32)},
+      {"msrt_kernel_avg_pool2d_grad_f32", reinterpret_cast<void *>(&_mlir_ciface_msrt_kernel_avg_pool2d_grad_f32)},
       {"_mlir_memref_to_llvm_alloc", reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
       {"_mlir_memref_to_llvm_free", reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)},
   };

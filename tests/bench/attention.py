@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """The tutorial's attention benchmark: LlamaAttention (hidden 4096, 32 heads, 8 KV heads, head_dim
-128, rotary theta 500000, causal) forward on (1, 512, 4096) float32, eager vs jit O0 vs O1.
-Usage: attention.py [iterations] [--small]."""
+128, rotary theta 500000, causal) forward and forward+backward on (1, 512, 4096) float32, eager
+vs jit O0 vs O1. Usage: attention.py [iterations] [--small]."""
 import sys
 
-from model_bench import run  # noqa: E402  (sets up paths and the OpenMP policy before numpy)
+from model_bench import forward_backward, run  # noqa: E402  (sets up paths and the OpenMP policy before numpy)
 import numpy as np  # noqa: E402
 import mindspore  # noqa: E402
 from models.llama_attention import LlamaAttention  # noqa: E402
@@ -21,6 +21,8 @@ def main():
         return LlamaAttention(hidden, heads, kv_heads, head_dim)
 
     run("LlamaAttention forward", make, x, iterations)
+    run("LlamaAttention forward+backward (value_and_grad over trainable params)", make, x, iterations,
+        mode=forward_backward)
 
 
 if __name__ == "__main__":

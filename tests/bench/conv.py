@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""The tutorial's convolution benchmark: ResNet BasicBlock(128, 128, stride 1) forward on
-(1, 128, 256, 256) float32, eager vs jit O0 vs O1. Usage: conv.py [iterations] [--small]."""
+"""The tutorial's convolution benchmark: ResNet BasicBlock(128, 128, stride 1) forward and
+forward+backward on (1, 128, 256, 256) float32, eager vs jit O0 vs O1.
+Usage: conv.py [iterations] [--small]."""
 import sys
 
-from model_bench import run  # noqa: E402  (sets up paths and the OpenMP policy before numpy)
+from model_bench import forward_backward, run  # noqa: E402  (sets up paths and the OpenMP policy before numpy)
 import numpy as np  # noqa: E402
 import mindspore  # noqa: E402
 from models.basic_block import BasicBlock  # noqa: E402
@@ -20,6 +21,8 @@ def main():
         return BasicBlock(channels, channels, 1)
 
     run("BasicBlock forward", make, x, iterations)
+    run("BasicBlock forward+backward (value_and_grad over trainable params)", make, x, iterations,
+        mode=forward_backward)
     try:
         import torch  # noqa: F401
     except ImportError:

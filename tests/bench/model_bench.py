@@ -1,6 +1,6 @@
-"""Shared driver of the model benchmarks (conv.py, attention.py): the tutorial's forward
-measurement for eager (PyNative) and jit O0/O1 — time to prepare (first call) and time per
-call — printed with ratios to eager measured in the same run."""
+"""Shared driver of the model benchmarks (conv.py, attention.py): the tutorial's forward and
+forward+backward measurements for eager (PyNative) and jit O0/O1 — time to prepare (first call)
+and time per call — printed with ratios to eager measured in the same run."""
 import os
 import sys
 import tempfile
@@ -36,14 +36,25 @@ def measure(fn, x, iterations):
     return prepare, (time.perf_counter() - start) / iterations, out
 
 
-def run(title, make_cell, x, iterations):
-    """Times eager and jit O0/O1 forward of a fresh cell each (same weights: same seed)."""
+def forward(cell, level):
+    """The cell's forward: eagerly (level None) or jitted at ``level``."""
+    return cell if level is None else mindspore.jit(cell.construct, jit_level=level)
+
+
+def forward_backward(cell, level):
+    """value_and_grad over the cell's trainable Parameters (every output differentiated)."""
+    step = mindspore.value_and_grad(cell, None, cell.trainable_params())
+    return step if level is None else mindspore.jit(step, jit_level=level)
+
+
+def run(title, make_cell, x, iterations, mode=forward):
+    """Times eager and jit O0/O1 of ``mode`` on a fresh cell each (same weights: same seed)."""
     rpc.client().stats()  # start the private daemon before timing anything
-    rows = {"eager (PyNative)": make_cell()}
+    rows = {"eager (PyNative)": mode(make_cell(), None)}
     for level in ("O0", "O1"):
         cell = make_cell()
         cell.set_jit_config(mindspore.JitConfig(jit_level=level))
-        rows[f"jit ast {level}"] = mindspore.jit(cell.construct, jit_level=level)
+        rows[f"jit ast {level}"] = mode(cell, level)
     print(f"{title}: input {tuple(x.shape)}, {iterations} timed calls after the first")
     print(f"{'mode':<18} {'prepare':>10} {'per call':>11} {'vs eager':>9}")
     results = {name: measure(fn, x, iterations) for name, fn in rows.items()}

@@ -92,7 +92,7 @@ TEST_CASE("O1 fuses an elementwise chain into one loop nest; O0 does not", "[com
     options.dumpDir = dir;
     options.dumpName = level;
     REQUIRE(passes::compileModel(msjit::testing::mulAddModel(), options).ok());
-    std::string linalg = readFile(std::string(dir) + "/" + level + ".1-linalg.mlir");
+    std::string linalg = readFile(std::string(dir) + "/" + level + ".2-linalg.mlir");
     CHECK(count(linalg, "linalg.generic") == (std::string(level) == "O1" ? 1u : 2u));
     CHECK(count(readFile(std::string(dir) + "/" + level + ".0-mindir.mlir"), "mindir.Mul") == 1);
     CHECK(count(readFile(std::string(dir) + "/" + level + ".3-llvm.mlir"), "llvm.func") >= 1);

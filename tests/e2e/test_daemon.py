@@ -130,8 +130,8 @@ def test_dump_ir_shows_every_stage_and_o1_fuses(make_daemon, tmp_path):
     for level in ("O0", "O1"):
         key = d.stub().Compile(request(mul_add(), jit_level=level)).key
         stages = sorted(os.path.basename(p) for p in glob.glob(str(dump / (key[:16] + ".*"))))
-        assert [s.split(".")[1] for s in stages] == ["0-mindir", "1-linalg", "2-bufferized", "3-llvm", "4-llvmir"]
-        generics = count_generics(dump / f"{key[:16]}.1-linalg.mlir")
+        assert [s.split(".")[1] for s in stages] == ["0-mindir", "1-autodiff", "2-linalg", "3-bufferized", "4-llvm", "5-llvmir"]
+        generics = count_generics(dump / f"{key[:16]}.2-linalg.mlir")
         assert generics == (1 if level == "O1" else 2), level
 
 

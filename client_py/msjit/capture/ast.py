@@ -33,11 +33,9 @@ import textwrap
 from .. import ops
 from ..errors import UnsupportedSyntaxError
 from ..mixin import TensorMixin
-from ..ops.classes import PrimitiveOp
-from ..ops.prims import Primitive
 from ..tensor import Tensor
-from .callables import (ITERATING, OP_FUNCTIONS, STRUCTURAL, callable_name, in_collection as _in,
-                        is_constant_callable, is_library, rows, structural_method)
+from .callables import (ITERATING, STRUCTURAL, callable_name, in_collection as _in, is_constant_callable,
+                        is_library, records_nodes, rows, structural_method)
 from .control import BREAK, CONTINUE, MAX_UNROLL, Branches, OneBranch, merge_values, predicate
 from .graph import GraphBuilder, Tracer, contains_tracer
 
@@ -77,13 +75,19 @@ def capture_ast(fn, args, kwargs=None, fold_parameters=False):
     """Capture ``fn(*args, **kwargs)``: Tensor arguments become graph inputs, Parameters graph
     parameters (constants when ``fold_parameters``). Returns Captured."""
     builder = GraphBuilder(getattr(fn, "__qualname__", type(fn).__name__), fold_parameters)
+    return builder.finish(interpret(builder, fn, builder.bind_args(args), kwargs or {}))
+
+
+def interpret(builder, fn, args, kwargs):
+    """Interpret ``fn(*args, **kwargs)`` into ``builder``'s graph (arguments already bound);
+    ``fn`` may be a function, a Cell or a Cell's bound ``construct``. Returns its result."""
     interpreter = _Interpreter(builder)
+    if getattr(fn, "_msjit_inline", None) is not None:          # a Cell
+        return builder.run(interpreter.call_cell, fn, args, kwargs)
     cell = getattr(fn, "__self__", None)
     if getattr(cell, "_msjit_inline", None) is not None and getattr(fn, "__name__", None) == "construct":
-        result = builder.run(interpreter.call_cell, cell, builder.bind_args(args), kwargs or {})
-    else:
-        result = builder.run(interpreter.call, fn, builder.bind_args(args), kwargs or {})
-    return builder.finish(result)
+        return builder.run(interpreter.call_cell, cell, args, kwargs)
+    return builder.run(interpreter.call, fn, args, kwargs)
 
 
 _MISSING = object()   # a variable not bound in a branch
@@ -517,8 +521,7 @@ class _Interpreter:
             raise TypeError(f"'{type(func).__name__}' object is not callable")
         if hasattr(func, "_msjit_source_fn"):  # another @jit function: inline its source
             return self.call(func, args, kwargs)
-        if _in(func, OP_FUNCTIONS) or isinstance(func, (Primitive, PrimitiveOp)) or (
-                inspect.ismethod(func) and isinstance(func.__self__, TensorMixin)):
+        if records_nodes(func):
             return func(*args, **kwargs)
         if getattr(func, "_msjit_inline", None) is not None:   # an nn.Cell: inline its construct
             return self.call_cell(func, args, kwargs)

@@ -22,11 +22,9 @@ import types
 
 from ..errors import ConcreteValueNeeded, UnsupportedSyntaxError
 from ..mixin import TensorMixin
-from ..ops.classes import PrimitiveOp
-from ..ops.prims import Primitive
 from ..tensor import Tensor
-from .callables import (ITERATING, MUTATING_METHODS, OP_FUNCTIONS, callable_name,
-                        in_collection, is_constant_callable, is_library)
+from .callables import (ITERATING, MUTATING_METHODS, callable_name, in_collection, is_constant_callable,
+                        is_library, records_nodes)
 from .graph import AttributeView, CellView, Tracer, contains_tracer
 from .segments import SeqIter
 
@@ -232,8 +230,7 @@ class _Interpreter:
         """Record ops, interpret user code, run pure Python now; anything else is a side effect
         (run for real, after a graph break when it is given tensors under capture)."""
         func = _source_of(func)
-        if in_collection(func, OP_FUNCTIONS) or isinstance(func, (Primitive, PrimitiveOp)) or (
-                inspect.ismethod(func) and isinstance(func.__self__, TensorMixin)):
+        if records_nodes(func):
             return func(*args, **kwargs)
         if getattr(func, "_msjit_inline", None) is not None:     # an nn.Cell
             construct = type(func).construct

@@ -7,6 +7,8 @@ import inspect
 import numpy as np
 
 from .. import ops
+from ..mixin import TensorMixin
+from ..ops.classes import PrimitiveOp
 from ..tensor import Tensor
 
 OP_FUNCTIONS = ops.OP_FUNCTIONS
@@ -30,6 +32,14 @@ def in_collection(value, collection):
         return value in collection
     except TypeError:  # unhashable
         return False
+
+
+def records_nodes(func):
+    """Op functions, primitives, tensor methods and gradient functions record graph nodes
+    themselves: capture calls them directly on tracers."""
+    return (in_collection(func, OP_FUNCTIONS) or isinstance(func, (ops.Primitive, PrimitiveOp))
+            or inspect.ismethod(func) and isinstance(func.__self__, TensorMixin)
+            or getattr(func, "_msjit_records", False))
 
 
 def is_constant_callable(func):

@@ -78,7 +78,8 @@ class Node:
     inputs: tuple
     attrs: dict
     location: Optional[tuple]   # (file, line) of the user's expression
-    aval: ShapedArray
+    aval: ShapedArray           # (a tuple of them for a multi-output node)
+    outputs: tuple = ()         # output names of a multi-output node (Grad); else just ``name``
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,13 @@ class Graph:
         sig = ", ".join(f"{n}: {a}" for n, a in self.inputs + self.parameters)
         lines = [f"graph {self.name}({sig}) {{"]
         for n in self.nodes:
-            attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(n.attrs.items()))
+            attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(n.attrs.items()) if k != "body")
             loc = f"  # {n.location[0]}:{n.location[1]}" if n.location else ""
-            lines.append(f"  {n.name}: {n.aval} = {n.op_type}({', '.join(n.inputs)})"
+            head = ", ".join(f"{o}: {a}" for o, a in zip(n.outputs, n.aval)) if n.outputs else f"{n.name}: {n.aval}"
+            lines.append(f"  {head} = {n.op_type}({', '.join(n.inputs)})"
                          f"{' {' + attrs + '}' if attrs else ''}{loc}")
+            if "body" in n.attrs:
+                lines.extend("    " + line for line in n.attrs["body"].as_text().splitlines())
         lines.append(f"  return {', '.join(n for n, _ in self.outputs)}")
         return "\n".join(lines + ["}"])
 
@@ -303,6 +307,15 @@ class GraphBuilder:
         self.nodes.append(Node(name, prim.name, tuple(t.name for t in ins), attrs,
                                self.current_location(), aval))
         return Tracer(self, name, aval)
+
+    def add_multi(self, op_type, operands, attrs, avals):
+        """Record a node with several outputs (Grad); returns one Tracer per output."""
+        ins = [self.lift(x) for x in operands]
+        name = f"{op_type}_{len(self.nodes)}"
+        outputs = tuple(f"{name}.{i}" for i in range(len(avals)))
+        self.nodes.append(Node(name, op_type, tuple(t.name for t in ins), attrs,
+                               self.current_location(), tuple(avals), outputs))
+        return [Tracer(self, o, a) for o, a in zip(outputs, avals)]
 
     def lift(self, x):
         if type(x) is Tracer:

@@ -26,7 +26,9 @@ def bind(prim, *operands, **attrs):
     """
     for x in operands:
         if type(x) is Tracer:
-            return x.builder.add(prim, operands, attrs)
+            # The innermost capture records: a gradient body lifts its outer tensors as inputs.
+            builder = current_builder()
+            return (x.builder if builder is None else builder).add(prim, operands, attrs)
     params = any(isinstance(x, Parameter) for x in operands)
     if params and current_builder() is not None:
         return current_builder().add(prim, operands, attrs)

@@ -157,31 +157,92 @@ def _window_out(name, shape, kernel, stride, dilation, pad, what):
     return oh, ow
 
 
-def _conv2d_rule(x, w, *, stride, dilation, pad, group):
-    _check_window_input("Conv2D", x, f" and a 4-D weight (O, C/group, KH, KW), weight shape {w.shape}")
-    check_dtype("Conv2D", w.dtype, {D.float32}, "float32")
+def _conv2d_out(name, x, w, stride, dilation, pad, group):
+    """Conv2D's result for input x and weight w; errors name ``name`` (Conv2D or a gradient)."""
+    _check_window_input(name, x, f" and a 4-D weight (O, C/group, KH, KW), weight shape {w.shape}")
+    check_dtype(name, w.dtype, {D.float32}, "float32")
     if w.ndim != 4:
-        raise ValueError(f"Conv2D: expected a 4-D weight (O, C/group, KH, KW), got shape {w.shape} "
+        raise ValueError(f"{name}: expected a 4-D weight (O, C/group, KH, KW), got shape {w.shape} "
                          f"for input shape {x.shape}")
-    _check_pairs("Conv2D", x.shape, stride=(stride, 1), dilation=(dilation, 1), pad=(pad, 0))
+    _check_pairs(name, x.shape, stride=(stride, 1), dilation=(dilation, 1), pad=(pad, 0))
     c, o = x.shape[1], w.shape[0]
     if group < 1 or c % group or o % group or w.shape[1] * group != c:
-        raise ValueError(f"Conv2D: input of shape {x.shape} and weight of shape {w.shape} do not match "
+        raise ValueError(f"{name}: input of shape {x.shape} and weight of shape {w.shape} do not match "
                          f"for group={group} (need C == weight.shape[1] * group and O % group == 0)")
-    oh, ow = _window_out("Conv2D", x.shape, w.shape[2:], stride, dilation, pad, "kernel")
+    oh, ow = _window_out(name, x.shape, w.shape[2:], stride, dilation, pad, "kernel")
     return ShapedArray((x.shape[0], o, oh, ow), x.dtype)
+
+
+def _conv2d_rule(x, w, *, stride, dilation, pad, group):
+    return _conv2d_out("Conv2D", x, w, stride, dilation, pad, group)
+
+
+def _pool_out(name, x, kernel, stride, pad):
+    """MaxPool's / AvgPool's result for input x; errors name ``name`` (the pool or its gradient)."""
+    _check_window_input(name, x)
+    _check_pairs(name, x.shape, kernel=(kernel, 1), stride=(stride, 1), pad=(pad, 0))
+    if max(pad[:2]) >= kernel[0] or max(pad[2:]) >= kernel[1]:
+        raise ValueError(f"{name}: padding {tuple(pad)} must be smaller than the kernel {tuple(kernel)} "
+                         f"(input shape {x.shape})")
+    oh, ow = _window_out(name, x.shape, kernel, stride, (1, 1), pad, "kernel")
+    return ShapedArray(x.shape[:2] + (oh, ow), x.dtype)
 
 
 def _pool_rule(name):
     def rule(x, *, kernel, stride, pad, count_include_pad=None):
-        _check_window_input(name, x)
-        _check_pairs(name, x.shape, kernel=(kernel, 1), stride=(stride, 1), pad=(pad, 0))
-        if max(pad[:2]) >= kernel[0] or max(pad[2:]) >= kernel[1]:
-            raise ValueError(f"{name}: padding {tuple(pad)} must be smaller than the kernel {tuple(kernel)} "
-                             f"(input shape {x.shape})")
-        oh, ow = _window_out(name, x.shape, kernel, stride, (1, 1), pad, "kernel")
-        return ShapedArray(x.shape[:2] + (oh, ow), x.dtype)
+        return _pool_out(name, x, kernel, stride, pad)
     return rule
+
+
+# ---- gradients of the NN windows: dy has the forward result's shape ------------------------------
+
+def _shape_attr(name, key, shape, dims):
+    """The float32 tensor an ints attribute describes (the forward operand a gradient is for)."""
+    shape = tuple(shape)
+    if len(shape) != 4 or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+                                  for d in shape):
+        raise ValueError(f"{name}: {key} must be 4 non-negative ints {dims}, got {shape}")
+    return ShapedArray(tuple(int(d) for d in shape), D.float32)
+
+
+def _check_dy(name, dy, forward, what):
+    check_dtype(name, dy.dtype, {D.float32}, "float32")
+    if dy.shape != forward.shape:
+        raise ValueError(f"{name}: dy of shape {dy.shape} does not match the result shape {forward.shape} "
+                         f"of {what}")
+
+
+def _check_conv2d_dy(name, dy, x, w, stride, dilation, pad, group):
+    forward = _conv2d_out(name, x, w, stride, dilation, pad, group)
+    _check_dy(name, dy, forward, f"Conv2D of input shape {x.shape} and weight shape {w.shape}")
+
+
+def _check_pool_dy(name, dy, x, kernel, stride, pad):
+    forward = _pool_out(name, x, kernel, stride, pad)
+    _check_dy(name, dy, forward, f"{name.removesuffix('Grad')} of input shape {x.shape}")
+
+
+def _conv2d_backprop_input_rule(dy, w, *, stride, dilation, pad, group, input_shape):
+    x = _shape_attr("Conv2DBackpropInput", "input_shape", input_shape, "(N, C, H, W)")
+    _check_conv2d_dy("Conv2DBackpropInput", dy, x, w, stride, dilation, pad, group)
+    return x
+
+
+def _conv2d_backprop_filter_rule(dy, x, *, stride, dilation, pad, group, filter_shape):
+    w = _shape_attr("Conv2DBackpropFilter", "filter_shape", filter_shape, "(O, C/group, KH, KW)")
+    _check_conv2d_dy("Conv2DBackpropFilter", dy, x, w, stride, dilation, pad, group)
+    return w
+
+
+def _max_pool_grad_rule(x, dy, *, kernel, stride, pad):
+    _check_pool_dy("MaxPoolGrad", dy, x, kernel, stride, pad)
+    return x
+
+
+def _avg_pool_grad_rule(dy, *, kernel, stride, pad, count_include_pad, input_shape):
+    x = _shape_attr("AvgPoolGrad", "input_shape", input_shape, "(N, C, H, W)")
+    _check_pool_dy("AvgPoolGrad", dy, x, kernel, stride, pad)
+    return x
 
 
 # ---- data movement --------------------------------------------------------------------------------
@@ -304,6 +365,10 @@ MatMul = Primitive("MatMul", _matmul, _matmul_rule)
 Conv2D = Primitive("Conv2D", kernels.conv2d, _conv2d_rule)
 MaxPool = Primitive("MaxPool", kernels.max_pool, _pool_rule("MaxPool"))
 AvgPool = Primitive("AvgPool", kernels.avg_pool, _pool_rule("AvgPool"))
+Conv2DBackpropInput = Primitive("Conv2DBackpropInput", kernels.conv2d_backprop_input, _conv2d_backprop_input_rule)
+Conv2DBackpropFilter = Primitive("Conv2DBackpropFilter", kernels.conv2d_backprop_filter, _conv2d_backprop_filter_rule)
+MaxPoolGrad = Primitive("MaxPoolGrad", kernels.max_pool_grad, _max_pool_grad_rule)
+AvgPoolGrad = Primitive("AvgPoolGrad", kernels.avg_pool_grad, _avg_pool_grad_rule)
 Reshape = Primitive("Reshape", lambda x, *, shape: np.reshape(x, shape), _reshape_rule)
 Transpose = Primitive("Transpose", lambda x, *, perm: np.transpose(x, perm), _transpose_rule)
 BroadcastTo = Primitive("BroadcastTo", lambda x, *, shape: np.array(np.broadcast_to(x, shape)), _broadcast_to_rule)

@@ -1,11 +1,11 @@
-"""Real-daemon fixtures for the capture corpus: reuses tests/py/conftest.py (its DaemonHome starts
+"""Real-daemon fixtures for every test folder: reuses tests/py/conftest.py (its DaemonHome starts
 msjitd in a private MSJIT_HOME and stops every daemon it served)."""
 import importlib.util
 import os
 import sys
 
-_TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-for _p in (os.path.join(_TESTS, "py"), _TESTS, os.path.dirname(__file__)):
+_TESTS = os.path.abspath(os.path.dirname(__file__))
+for _p in (os.path.join(_TESTS, "py"), _TESTS, os.path.join(_TESTS, "capture")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 

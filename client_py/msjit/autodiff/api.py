@@ -1,0 +1,180 @@
+"""``grad``, ``value_and_grad`` and ``ops.GradOperation``: one GradFunction, three ways to run it.
+
+- Under capture (inside ``jit``, a GRAPH_MODE Cell, or another gradient): one ``Grad`` node
+  whose body is ``fn``; msjitd differentiates it (autodiff.body).
+- Compiled on its own (GRAPH_MODE, or ``fn`` is a jitted function): a traced graph that holds
+  that node, cached like any jitted function; forward and backward are one artifact.
+- PyNative: the eager tape (autodiff.tape) over numpy kernels.
+
+Which outputs are differentiated: the first (``has_aux``) or all tensor outputs, summed, each
+weighted by its sensitivity (ones unless ``sens_param``).
+"""
+from dataclasses import replace
+
+from .. import context
+from ..capture.graph import Tracer, current_builder, flatten
+from ..config import CompileConfig
+from ..parameter import Parameter
+from ..tensor import Tensor
+from . import tape
+from .body import record_grad
+
+_ALL = "all"   # GradOperation(get_all=True): every Tensor argument
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False):
+    """``mindspore.grad``: a function returning the gradients of ``fn`` with respect to the
+    arguments at ``grad_position`` (int, tuple of ints, or None) and/or ``weights`` (a
+    Parameter or a list of them, e.g. ``net.trainable_params()``). With ``has_aux``, only the
+    first output is differentiated and the call returns ``(gradients, other outputs)``."""
+    return GradFunction(fn, grad_position, weights, has_aux)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """``mindspore.value_and_grad``: like ``grad``, returning ``(fn's outputs, gradients)``."""
+    return GradFunction(fn, grad_position, weights, has_aux, with_value=True)
+
+
+class GradOperation:
+    """``ops.GradOperation(get_all, get_by_list, sens_param)``: ``GradOperation()(net)`` is the
+    gradient of ``net`` with respect to its first input; ``get_all``: all Tensor inputs (a
+    tuple); ``get_by_list``: the Parameters given as ``GradOperation(...)(net, weights)``;
+    ``sens_param``: the call's last argument is the sensitivity of the outputs."""
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all, self.get_by_list, self.sens_param = bool(get_all), bool(get_by_list), bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list and weights is None:
+            raise ValueError("GradOperation(get_by_list=True) needs the Parameters: grad_op(net, weights)")
+        weights = _as_tuple(weights) if self.get_by_list else None
+        position = _ALL if self.get_all else (None if self.get_by_list else 0)
+        return GradFunction(fn, position, weights, False, sens_param=self.sens_param)
+
+
+class GradFunction:
+    """The callable the APIs above return."""
+
+    _msjit_records = True   # capture calls it on tracers: it records its own Grad node
+
+    def __init__(self, fn, grad_position, weights, has_aux, with_value=False, sens_param=False):
+        if not callable(fn):
+            raise TypeError(f"grad: expected a function or Cell, got {type(fn).__name__}")
+        if grad_position is None and weights is None:
+            raise ValueError("grad: grad_position and weights cannot both be None")
+        if isinstance(grad_position, bool) or not (grad_position in (None, _ALL) or isinstance(grad_position, int)
+                                                  or _is_int_tuple(grad_position)):
+            raise TypeError(f"grad: grad_position must be an int, a tuple of ints or None, got {grad_position!r}")
+        self.fn, self.position, self.has_aux = fn, grad_position, has_aux
+        self.weights = () if weights is None else (weights,) if isinstance(weights, Parameter) else tuple(weights)
+        if not all(isinstance(w, Parameter) for w in self.weights):
+            raise TypeError("grad: weights must be Parameters (e.g. net.trainable_params())")
+        self.single_weight = isinstance(weights, Parameter)
+        self.has_weights = weights is not None
+        self.with_value, self.sens_param = with_value, sens_param
+        self.__qualname__ = f"grad({getattr(fn, '__qualname__', type(fn).__name__)})"
+        self._compiled = None       # (guard, JitFunction) of the compiled path
+        self._msjit_capture = "trace"   # jit(grad(f)) traces this object: it only records a Grad node
+
+    def __call__(self, *args, **kwargs):
+        sens = None
+        if self.sens_param:
+            if not args:
+                raise TypeError("grad: sens_param=True needs the sensitivity as the last argument")
+            args, sens = args[:-1], _leaves(args[-1])
+        return self._call(args, kwargs, sens)
+
+    def _call(self, args, kwargs, sens):
+        positions = self._positions(args)
+        builder = current_builder() or next((a.builder for a in args if type(a) is Tracer), None)
+        if builder is not None:
+            value, grads = record_grad(builder, self.fn, args, kwargs, positions, self.weights, self.has_aux, sens)
+        elif self._compiles():   # (sensitivities as trailing arguments: jit takes no tensor tuples)
+            return self._compiled_function(0 if sens is None else len(sens))(*args, *(sens or ()), **kwargs)
+        else:
+            value, grads = self._eager(args, kwargs, positions, sens)
+        return self._present(value, grads, len(positions))
+
+    def _positions(self, args):
+        if self.position is None:
+            return ()
+        if self.position == _ALL:
+            return tuple(i for i, a in enumerate(args) if isinstance(a, (Tensor, Tracer)))
+        positions = (self.position,) if isinstance(self.position, int) else self.position
+        for p in positions:
+            if not -len(args) <= p < len(args):
+                raise IndexError(f"grad: grad_position {p} is out of range for {len(args)} arguments")
+        return tuple(p % len(args) for p in positions)
+
+    def _eager(self, args, kwargs, positions, sens):
+        args = list(args)
+        for i in positions:
+            if not isinstance(args[i], Tensor):
+                raise TypeError(f"grad: argument {i} is a {type(args[i]).__name__}, not a Tensor; "
+                                "only Tensor arguments can be differentiated")
+            if type(args[i]) is Tensor:   # its own identity: a tensor passed twice gets two gradients
+                args[i] = tape.alias(args[i])
+        out, backward = tape.vjp(self.fn, args, kwargs, [args[i] for i in positions] + list(self.weights))
+        leaves = []
+        flatten(out, leaves)
+        tensors = [v for v in leaves if isinstance(v, Tensor)]
+        if not tensors or (self.has_aux and not isinstance(leaves[0], Tensor)):
+            raise ValueError(f"grad: {self.__qualname__[5:-1]} must return a Tensor to differentiate")
+        diff = tensors[:1] if self.has_aux else tensors
+        for k, t in enumerate(diff):
+            if not t.dtype.is_floating:
+                raise TypeError(f"grad: output {k} has dtype {t.dtype}; only floating-point outputs have gradients")
+        if sens is not None and len(sens) != len(diff):
+            raise ValueError(f"grad: sens_param expects {len(diff)} sensitivities, got {len(sens)}")
+        return out, list(backward(list(zip(diff, sens or [None] * len(diff)))))
+
+    def _compiles(self):
+        return context.is_graph_mode() or hasattr(self.fn, "_msjit_source_fn")
+
+    def _compiled_function(self, nsens):
+        """A traced JitFunction whose graph is this gradient's Grad node (rebuilt when ``fn``, a
+        Cell, changes: its guard is part of the key, as for a Cell's own graph)."""
+        from ..jit import JitFunction
+        key = (getattr(self.fn, "_msjit_guard", lambda: None)(), nsens)
+        if self._compiled is None or self._compiled[0] != key:
+            if hasattr(self.fn, "compile_config"):
+                config = self.fn.compile_config()
+            else:
+                config = getattr(self.fn, "config", None) or CompileConfig()
+
+            def entry(*args, **kwargs):
+                split = len(args) - nsens
+                return self._call(args[:split], kwargs, list(args[split:]) if nsens else None)
+            entry.__qualname__ = self.__qualname__
+            self._compiled = (key, JitFunction(entry, replace(config, capture_mode="trace")))
+        return self._compiled[1]
+
+    def _present(self, value, grads, npos):
+        """MindSpore's return structure: input gradients (one, or a tuple), Parameter gradients
+        (a tuple), or both as a pair; then the value or the auxiliary outputs."""
+        pos, ws = grads[:npos], grads[npos:]
+        pos = pos[0] if isinstance(self.position, int) else tuple(pos)
+        ws = ws[0] if self.single_weight else tuple(ws)
+        if self.position is None:
+            result = ws
+        else:
+            result = (pos, ws) if self.has_weights else pos
+        if self.with_value:
+            return value, result
+        if self.has_aux:
+            return result, tuple(value[1:]) if isinstance(value, (tuple, list)) else ()
+        return result
+
+
+def _is_int_tuple(v):
+    return isinstance(v, tuple) and v and all(isinstance(i, int) and not isinstance(i, bool) for i in v)
+
+
+def _as_tuple(weights):
+    return (weights,) if isinstance(weights, Parameter) else tuple(weights)
+
+
+def _leaves(v):
+    leaves = []
+    flatten(v, leaves)
+    return leaves

@@ -1,0 +1,125 @@
+"""A gradient under capture: one ``Grad`` node whose ``body`` is the differentiated function.
+
+The client only marks what to differentiate; msjitd's ``msjit-autodiff`` pass builds the
+backward (see proto/OPS.md, "Gradients"). The body is a closed subgraph: tensors it reads from
+the enclosing capture (closure variables, Parameters, outer tracers) become extra body inputs,
+passed by the Grad node, so nesting (grad of grad, grad inside jit) needs nothing special.
+"""
+import logging
+
+from ..capture.abstract import ShapedArray
+from ..capture.ast import interpret
+from ..capture.graph import Graph, GraphBuilder, Tracer, flatten, unflatten
+from ..capture.trace import _TraceBuilder
+from ..errors import UnsupportedSyntaxError
+from ..tensor import Tensor
+
+logger = logging.getLogger(__name__)
+
+
+class BodyBuilder(GraphBuilder):
+    """Builds a Grad body inside ``outer``; ``operands`` are the outer values of its inputs."""
+
+    def __init__(self, name, outer):
+        super().__init__(name)
+        self.outer = outer
+        self.operands = []
+        self.traced = False                          # locations from the stack, not the interpreter
+        self._lifted = {}                            # id(outer Tracer) -> body input
+        self._globals_read = outer._globals_read     # the enclosing graph assumes them too
+
+    def current_location(self):
+        return _TraceBuilder.current_location(self) if self.traced else self.location
+
+    def input(self, outer_value, aval):
+        t = Tracer(self, f"in{len(self.inputs)}", aval)
+        self.inputs.append((t.name, aval, None))
+        self.operands.append(outer_value)
+        return t
+
+    def lift(self, x):
+        if type(x) is Tracer and x.builder is not self:
+            t = self._lifted.get(id(x))
+            if t is None:   # (the outer lift raises for a tracer of no enclosing capture)
+                t = self._lifted[id(x)] = self.input(self.outer.lift(x), x.aval)
+            return t
+        return super().lift(x)
+
+    def parameter(self, p):
+        t = self._param_values.get(id(p))
+        if t is None:
+            t = self._param_values[id(p)] = self.input(self.outer.parameter(p), ShapedArray.of(p._array))
+        return t
+
+
+def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
+    """Record the gradient of ``fn(*args, **kwargs)`` into ``outer`` as one Grad node.
+
+    Differentiates the first tensor output (``has_aux``) or the sum of all tensor outputs,
+    weighted by ``sens`` (one tensor per differentiated output, or None for ones), with
+    respect to ``args[i]`` for i in ``positions`` and each Parameter in ``weights``.
+    Returns ``(fn's result, [gradient per position, then per weight])``.
+    """
+    body = BodyBuilder(getattr(fn, "__qualname__", type(fn).__name__), outer)
+    body_args, wrt = list(args), []
+    for i, a in enumerate(args):
+        if isinstance(a, (Tensor, Tracer)):
+            body_args[i] = body.input(outer.lift(a), a.aval if type(a) is Tracer else ShapedArray.of(a._array))
+    for i in positions:
+        if type(body_args[i]) is not Tracer:
+            raise TypeError(f"grad: argument {i} is a {type(args[i]).__name__}, not a Tensor; "
+                            "only Tensor arguments can be differentiated")
+        wrt.append(i)
+    for p in weights:
+        name = body.parameter(p).name
+        wrt.append([n for n, _, _ in body.inputs].index(name))
+    result = _capture(body, fn, body_args, kwargs or {})
+
+    leaves = []
+    tree = flatten(result, leaves)
+    tensor_leaves = [i for i, v in enumerate(leaves) if isinstance(v, (Tensor, Tracer))]
+    diff = tensor_leaves[:1] if has_aux else tensor_leaves
+    if not diff or (has_aux and tensor_leaves[0] != 0):
+        raise ValueError(f"grad: {body.name} must return a Tensor to differentiate"
+                         + (" as its first output (has_aux=True)" if has_aux else ""))
+    order = diff + [i for i in tensor_leaves if i not in diff]
+    outputs = [body.lift(leaves[i]) for i in order]
+    for k, t in enumerate(outputs[:len(diff)]):
+        if not t.dtype.is_floating:
+            raise TypeError(f"grad: output {k} of {body.name} has dtype {t.dtype}; only floating-point "
+                            "outputs have gradients")
+    updates = list(body._updates.values())
+    outputs += [t for _, t in updates]
+    sens_operands = []
+    if sens is not None:
+        sens = [outer.lift(s) for s in sens]
+        if len(sens) != len(diff) or any(s.aval != o.aval for s, o in zip(sens, outputs)):
+            raise ValueError(f"grad: sens_param expects one sensitivity per output with its shape and dtype "
+                             f"({[str(o.aval) for o in outputs[:len(diff)]]}), got {[str(s.aval) for s in sens]}")
+        sens_operands = sens
+
+    graph = Graph(body.name, tuple((n, a) for n, a, _ in body.inputs), tuple(body.nodes),
+                  tuple((t.name, t.aval) for t in outputs))
+    avals = [t.aval for t in outputs] + [body.inputs[w][1] for w in wrt]
+    attrs = {"body": graph, "wrt": tuple(wrt), "num_diff": len(diff), "sens_param": sens is not None}
+    outs = outer.add_multi("Grad", body.operands + sens_operands, attrs, avals)
+    forward, grads = outs[:len(outputs)], outs[len(outputs):]
+    for (p, _), t in zip(updates, forward[len(order):]):
+        outer.assign(p, t)
+    values = dict(zip(order, forward))
+    return unflatten(tree, iter([values.get(i, v) for i, v in enumerate(leaves)])), grads
+
+
+def _capture(body, fn, args, kwargs):
+    """``fn`` interpreted from its source like ``jit`` (so tensor control flow is captured); a
+    function without source (a lambda, a builtin) or a ``trace``-mode jitted one is traced."""
+    mode = getattr(getattr(fn, "config", None), "capture_mode", "ast")
+    if mode != "trace":
+        try:
+            return interpret(body, fn, args, kwargs)
+        except UnsupportedSyntaxError as e:
+            if body.nodes:
+                raise
+            logger.debug("grad: tracing %s instead of interpreting it: %s", body.name, e)
+    body.traced = True
+    return body.run(getattr(fn, "fn", fn), *args, **kwargs)
