@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "passes/Passes.h"
 
 #define DEBUG_TYPE "msjit-autodiff"
@@ -178,6 +179,12 @@ struct Autodiff : impl::AutodiffBase<Autodiff> {
       op.getResult().replaceAllUsesWith(op.getOperand());
       op.erase();
     });
+    // Rules build every operand's adjoint; those nobody asked for (a Conv2D input that is
+    // not differentiated, say) are dead now and must not run, even at O0.
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      for (Block &block : func.getBody())
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (isOpTriviallyDead(&op)) op.erase();
   }
 };
 

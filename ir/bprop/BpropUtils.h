@@ -53,6 +53,8 @@ class GradBuilder {
   Value zeros(RankedTensorType type) { return splat(b_, loc_, type, 0.0); }
   Value reshape(Value v, ArrayRef<int64_t> shape) { return reshapeTo(b_, loc_, v, shape); }
   Value sumTo(Value grad, Value like) { return sumToShape(b_, loc_, grad, tensorType(like)); }
+  // `v`'s shape as an ints attribute (the gradient kernels' input_shape / filter_shape).
+  DenseI64ArrayAttr shapeOf(Value v) { return b_.getDenseI64ArrayAttr(tensorType(v).getShape()); }
   // mindir.Cast to element type `elem`, or `v` itself when it has it.
   Value cast(Value v, Type elem) {
     return tensorType(v).getElementType() == elem ? v : create<CastOp>(v, elem);

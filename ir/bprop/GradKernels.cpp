@@ -12,16 +12,12 @@ using namespace mlir;
 using namespace mlir::mindir;
 using namespace mlir::mindir::bprop;
 
-namespace {
-DenseI64ArrayAttr shapeOf(OpBuilder &b, Value v) { return b.getDenseI64ArrayAttr(tensorType(v).getShape()); }
-}  // namespace
-
 // dx = J^T dy, so <g, dx> = <Conv2D(g, w), dy>: adjoints Conv2D(g, w) and dW(dy, g).
 void Conv2DBackpropInputOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value> &dins) {
   GradBuilder g(builder, getLoc());
   dins.push_back(g.create<Conv2DOp>(dout, getWeight(), getStrideAttr(), getDilationAttr(), getPadAttr(), getGroupAttr()));
   dins.push_back(g.create<Conv2DBackpropFilterOp>(getDy(), dout, getStrideAttr(), getDilationAttr(), getPadAttr(),
-                                                  getGroupAttr(), shapeOf(builder, getWeight())));
+                                                  getGroupAttr(), g.shapeOf(getWeight())));
 }
 
 // dW = J^T dy, so <G, dW> = <Conv2D(x, G), dy>: adjoints Conv2D(x, G) and dX(dy, G).
@@ -29,7 +25,7 @@ void Conv2DBackpropFilterOp::buildBprop(OpBuilder &builder, Value dout, SmallVec
   GradBuilder g(builder, getLoc());
   dins.push_back(g.create<Conv2DOp>(getInput(), dout, getStrideAttr(), getDilationAttr(), getPadAttr(), getGroupAttr()));
   dins.push_back(g.create<Conv2DBackpropInputOp>(getDy(), dout, getStrideAttr(), getDilationAttr(), getPadAttr(),
-                                                 getGroupAttr(), shapeOf(builder, getInput())));
+                                                 getGroupAttr(), g.shapeOf(getInput())));
 }
 
 // AvgPoolGrad is the transpose of AvgPool (same divisors), so its adjoint is AvgPool.

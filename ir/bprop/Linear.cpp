@@ -30,11 +30,10 @@ void MatMulOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value>
 // Conv2D takes float32 only, so its gradient kernels need no casts.
 void Conv2DOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value> &dins) {
   GradBuilder g(builder, getLoc());
-  auto shapeOf = [&](Value v) { return builder.getDenseI64ArrayAttr(tensorType(v).getShape()); };
   dins.push_back(g.create<Conv2DBackpropInputOp>(dout, getWeight(), getStrideAttr(), getDilationAttr(), getPadAttr(),
-                                                 getGroupAttr(), shapeOf(getInput())));
+                                                 getGroupAttr(), g.shapeOf(getInput())));
   dins.push_back(g.create<Conv2DBackpropFilterOp>(dout, getInput(), getStrideAttr(), getDilationAttr(), getPadAttr(),
-                                                  getGroupAttr(), shapeOf(getWeight())));
+                                                  getGroupAttr(), g.shapeOf(getWeight())));
 }
 
 // Pooling: MaxPoolGrad sends dout to the first maximum of each window,
@@ -53,6 +52,6 @@ void AvgPoolOp::buildBprop(OpBuilder &builder, Value dout, SmallVectorImpl<Value
   Type f32 = builder.getF32Type(), elem = tensorType(dout).getElementType();
   Value grad = g.create<AvgPoolGradOp>(g.cast(dout, f32), getKernelAttr(), getStrideAttr(), getPadAttr(),
                                        builder.getBoolAttr(getCountIncludePad().value_or(false)),
-                                       builder.getDenseI64ArrayAttr(tensorType(getInput()).getShape()));
+                                       g.shapeOf(getInput()));
   dins.push_back(g.cast(grad, elem));
 }

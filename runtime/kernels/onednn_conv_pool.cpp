@@ -262,9 +262,15 @@ extern "C" void _mlir_ciface_msrt_kernel_max_pool2d_grad_f32(msjit_memref4_f32 *
         int64_t left = j * sw - pl, col0 = std::max<int64_t>(left, 0), col1 = std::min(left + kw, w);
         if (row0 >= row1 || col0 >= col1) continue;  // all padding: cannot happen when pad < kernel
         int64_t best = row0 * w + col0;
+        float highest = in[best];
         for (int64_t r = row0; r < row1; ++r)
-          for (int64_t c = col0; c < col1; ++c)
-            if (in[r * w + c] > in[best]) best = r * w + c;  // strict: ties keep the first
+          for (int64_t c = col0; c < col1; ++c) {
+            // Strict, so ties keep the first; selects rather than branches: on real data the
+            // comparison is unpredictable and mispredictions cost most of the time.
+            bool higher = in[r * w + c] > highest;
+            highest = higher ? in[r * w + c] : highest;
+            best = higher ? r * w + c : best;
+          }
         out[best] += g[i * ow + j];
       }
     }

@@ -134,17 +134,18 @@ class Linear(nn.Cell):
         return (out * out).sum(), out
 
 
-def linear_grads(net, x):
-    out = x @ net.w.asnumpy() + net.b.asnumpy()
-    return x.T @ (2 * out), (2 * out).sum(0), 2 * out @ net.w.asnumpy().T, out
+def linear_setup():
+    """A Linear net, its Parameters, the input X, and the closed-form dw, db, dx of its loss and
+    its second output."""
+    net = Linear()
+    out = X @ net.w.asnumpy() + net.b.asnumpy()
+    dw, db, dx = X.T @ (2 * out), (2 * out).sum(0), 2 * out @ net.w.asnumpy().T
+    return net, net.trainable_params(), ms.Tensor(X), dw, db, dx, out
 
 
 @pytest.mark.parametrize("mode", RUNS)
 def test_weights_has_aux_and_value(mode):
-    net = Linear()
-    params = net.trainable_params()
-    x = ms.Tensor(X)
-    dw, db, dx, out = linear_grads(net, X)
+    net, params, x, dw, db, dx, out = linear_setup()
     loss = (out * out).sum()
     close(run(mode, lambda: ms.grad(net, None, params, has_aux=True), x), ((dw, db), (out,)))
     close(run(mode, lambda: ms.grad(net, 0, params, has_aux=True), x), ((dx, (dw, db)), (out,)))
@@ -157,10 +158,7 @@ def test_weights_has_aux_and_value(mode):
 
 @pytest.mark.parametrize("mode", RUNS)
 def test_grad_operation(mode):
-    net = Linear()
-    params = net.trainable_params()
-    x = ms.Tensor(X)
-    dw, db, dx, out = linear_grads(net, X)
+    net, params, x, dw, db, dx, out = linear_setup()
     sens_loss, sens_out = np.array(2.0), np.full_like(out, 3.0)
     close(run(mode, lambda: ops.GradOperation(get_all=True, get_by_list=True)(net, params), x),
           ((dx + net.w.asnumpy().T,), (dw + X.T @ np.ones_like(out), db + 1)))
