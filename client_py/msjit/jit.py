@@ -376,6 +376,9 @@ def _with_parameters(fast, captured):
 def _locate_compile_error(error, graph):
     """Make sure a daemon diagnostic starts with the user's file:line of the node it names."""
     message = str(error)
+    located = re.search(r"node '([^']+)' \(([^()]+):([1-9]\d*)\)", message)
+    if located and located.group(2) != "-":   # (the daemon knew the line; the node may be in a Grad body)
+        return CompileError(message, node=located.group(1), location=(located.group(2), int(located.group(3))))
     for name in re.findall(r"\b[A-Za-z]+_\d+\b", message):
         node = graph.node(name)
         if node is not None and node.location:
