@@ -18,6 +18,7 @@ from ..parameter import Parameter
 from ..tensor import Tensor
 from . import tape
 from .body import record_grad
+from .outputs import differentiated, not_a_tensor
 
 _ALL = "all"   # GradOperation(get_all=True): every Tensor argument
 
@@ -56,6 +57,7 @@ class GradFunction:
     """The callable the APIs above return."""
 
     _msjit_records = True   # capture calls it on tracers: it records its own Grad node
+    _msjit_capture = "trace"   # jit(grad(f)) traces this object: it only records a Grad node
 
     def __init__(self, fn, grad_position, weights, has_aux, with_value=False, sens_param=False):
         if not callable(fn):
@@ -72,9 +74,9 @@ class GradFunction:
         self.single_weight = isinstance(weights, Parameter)
         self.has_weights = weights is not None
         self.with_value, self.sens_param = with_value, sens_param
-        self.__qualname__ = f"grad({getattr(fn, '__qualname__', type(fn).__name__)})"
+        self._fn_name = getattr(fn, "__qualname__", type(fn).__name__)
+        self.__qualname__ = f"grad({self._fn_name})"
         self._compiled = None       # (guard, JitFunction) of the compiled path
-        self._msjit_capture = "trace"   # jit(grad(f)) traces this object: it only records a Grad node
 
     def __call__(self, *args, **kwargs):
         sens = None
@@ -110,20 +112,12 @@ class GradFunction:
         args = list(args)
         for i in positions:
             if not isinstance(args[i], Tensor):
-                raise TypeError(f"grad: argument {i} is a {type(args[i]).__name__}, not a Tensor; "
-                                "only Tensor arguments can be differentiated")
+                raise not_a_tensor(i, args[i])
             if type(args[i]) is Tensor:   # its own identity: a tensor passed twice gets two gradients
                 args[i] = tape.alias(args[i])
         out, backward = tape.vjp(self.fn, args, kwargs, [args[i] for i in positions] + list(self.weights))
-        leaves = []
-        flatten(out, leaves)
-        tensors = [v for v in leaves if isinstance(v, Tensor)]
-        if not tensors or (self.has_aux and not isinstance(leaves[0], Tensor)):
-            raise ValueError(f"grad: {self.__qualname__[5:-1]} must return a Tensor to differentiate")
-        diff = tensors[:1] if self.has_aux else tensors
-        for k, t in enumerate(diff):
-            if not t.dtype.is_floating:
-                raise TypeError(f"grad: output {k} has dtype {t.dtype}; only floating-point outputs have gradients")
+        leaves = _leaves(out)
+        diff = [leaves[i] for i in differentiated(leaves, self.has_aux, self._fn_name)[0]]
         if sens is not None and len(sens) != len(diff):
             raise ValueError(f"grad: sens_param expects {len(diff)} sensitivities, got {len(sens)}")
         return out, list(backward(list(zip(diff, sens or [None] * len(diff)))))

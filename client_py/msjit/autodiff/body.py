@@ -13,6 +13,7 @@ from ..capture.graph import Graph, GraphBuilder, Tracer, flatten, unflatten
 from ..capture.trace import _TraceBuilder
 from ..errors import UnsupportedSyntaxError
 from ..tensor import Tensor
+from .outputs import differentiated, not_a_tensor
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +68,7 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
             body_args[i] = body.input(outer.lift(a), a.aval if type(a) is Tracer else ShapedArray.of(a._array))
     for i in positions:
         if type(body_args[i]) is not Tracer:
-            raise TypeError(f"grad: argument {i} is a {type(args[i]).__name__}, not a Tensor; "
-                            "only Tensor arguments can be differentiated")
+            raise not_a_tensor(i, args[i])
         wrt.append(i)
     for p in weights:
         name = body.parameter(p).name
@@ -77,17 +77,9 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
 
     leaves = []
     tree = flatten(result, leaves)
-    tensor_leaves = [i for i, v in enumerate(leaves) if isinstance(v, (Tensor, Tracer))]
-    diff = tensor_leaves[:1] if has_aux else tensor_leaves
-    if not diff or (has_aux and tensor_leaves[0] != 0):
-        raise ValueError(f"grad: {body.name} must return a Tensor to differentiate"
-                         + (" as its first output (has_aux=True)" if has_aux else ""))
-    order = diff + [i for i in tensor_leaves if i not in diff]
+    diff, others = differentiated(leaves, has_aux, body.name)
+    order = diff + others
     outputs = [body.lift(leaves[i]) for i in order]
-    for k, t in enumerate(outputs[:len(diff)]):
-        if not t.dtype.is_floating:
-            raise TypeError(f"grad: output {k} of {body.name} has dtype {t.dtype}; only floating-point "
-                            "outputs have gradients")
     updates = list(body._updates.values())
     outputs += [t for _, t in updates]
     sens_operands = []
