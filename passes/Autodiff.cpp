@@ -29,8 +29,6 @@ namespace {
 
 using namespace mlir;
 
-constexpr llvm::StringLiteral kBackwardAttr = "msjit.backward";
-
 
 class GradExpansion {
  public:

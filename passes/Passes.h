@@ -16,6 +16,10 @@
 
 namespace msjit::passes {
 
+// The unit attribute msjit-autodiff puts on every op of a backward it builds;
+// msjit-rematerialize reads it.
+constexpr llvm::StringLiteral kBackwardAttr = "msjit.backward";
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

@@ -24,8 +24,6 @@ namespace {
 using namespace mlir;
 namespace md = mlir::mindir;
 
-constexpr llvm::StringLiteral kBackwardAttr = "msjit.backward";
-
 bool isCheapElementwise(Operation *op) {
   return isa<md::AddOp, md::SubOp, md::MulOp, md::DivOp, md::MaximumOp, md::MinimumOp, md::NegOp,
              md::ReLUOp, md::AbsOp, md::ExpOp, md::LogOp, md::SqrtOp, md::RsqrtOp, md::SigmoidOp,
