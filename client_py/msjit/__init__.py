@@ -14,9 +14,7 @@ import os as _os
 # imported before numpy; set it in the environment to be sure.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-# `ops` first: ops -> ops.core -> tensor -> mixin -> ops is a cycle that only resolves in this order.
-from . import ops  # noqa: E402
-from . import context, dtype, initializer, nn  # noqa: E402
+from . import context, dtype, initializer, nn, ops  # noqa: E402
 from .config import JitConfig  # noqa: E402
 from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context,  # noqa: E402
                       set_context)

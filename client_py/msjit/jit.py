@@ -31,12 +31,12 @@ import numpy as np
 from . import context, rpc, runtime, serialize
 from .capture.ast import capture_ast
 from .capture.bytecode import Uninterpretable, capture_bytecode
-from .capture.graph import ARG, OUT, Captured, Graph, current_builder, unflatten
+from .capture.graph import ARG, OUT, Captured, Graph, unflatten
 from .capture.segments import Session
 from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, JitFallbackWarning, UnsupportedSyntaxError
-from .ops.core import TAPES
+from .core import TAPES, current_builder
 from .tensor import Tensor
 
 logger = logging.getLogger(__name__)

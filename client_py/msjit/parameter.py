@@ -30,9 +30,9 @@ class Parameter(Tensor):
         """Copy ``data`` into this Parameter (same shape; cast to its dtype unless that would
         lose kind or precision, which is a TypeError). Returns self. Under capture this is
         ``ops.assign``: the graph writes the new value back after each run."""
-        from .capture.graph import current_builder
+        from .core import current_builder
         if current_builder() is not None or not isinstance(data, (Tensor, np.ndarray, list, tuple, int, float)):
-            from .ops.core import assign
+            from .ops.operands import assign
             return assign(self, data)
         array = data._array if isinstance(data, Tensor) else np.asarray(data)
         if array.shape != self.shape:

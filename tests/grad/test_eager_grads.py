@@ -13,7 +13,7 @@ import msjit as ms  # noqa: E402
 from msjit import nn, ops  # noqa: E402
 from msjit.autodiff import rules, tape  # noqa: E402
 from msjit.autodiff.tape import is_recording, vjp  # noqa: E402
-from msjit.ops import core  # noqa: E402
+from msjit import core  # noqa: E402
 
 from cases import CASES, GRAD_OP_CASES, cotangent, numeric_grad  # noqa: E402
 

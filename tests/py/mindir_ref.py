@@ -6,7 +6,7 @@ the client uses, so a graph that violates the contract fails here too.
 """
 import numpy as np
 
-from msjit.capture.abstract import ShapedArray
+from msjit.core import ShapedArray
 from msjit.dtype import ALL
 from msjit.ops.prims import PRIMITIVES
 

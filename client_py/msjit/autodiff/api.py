@@ -12,7 +12,8 @@ weighted by its sensitivity (ones unless ``sens_param``).
 from dataclasses import replace
 
 from .. import context
-from ..capture.graph import Tracer, current_builder, flatten
+from ..capture.graph import flatten
+from ..core import Tracer, current_builder
 from ..config import CompileConfig
 from ..parameter import Parameter
 from ..tensor import Tensor

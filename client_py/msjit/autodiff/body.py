@@ -7,9 +7,9 @@ passed by the Grad node, so nesting (grad of grad, grad inside jit) needs nothin
 """
 import logging
 
-from ..capture.abstract import ShapedArray
 from ..capture.ast import interpret
-from ..capture.graph import Graph, GraphBuilder, Tracer, flatten, unflatten
+from ..capture.graph import Graph, GraphBuilder, flatten, unflatten
+from ..core import ShapedArray, Tracer
 from ..capture.trace import _TraceBuilder
 from ..errors import UnsupportedSyntaxError
 from ..tensor import Tensor

@@ -1,5 +1,5 @@
 """What a gradient differentiates, decided once for the compiled and the eager path."""
-from ..capture.graph import Tracer
+from ..core import Tracer
 from ..tensor import Tensor
 
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..ops import prims as P
-from ..ops.core import bind
+from ..core import bind
 
 RULES = {}
 """{primitive name: rule}. Primitives without an entry have no float result (comparisons,

@@ -1,4 +1,4 @@
-"""PyNative (eager) reverse-mode autodiff: a tape of the ops that ``ops.core.bind`` runs.
+"""PyNative (eager) reverse-mode autodiff: a tape of the ops that ``core.bind`` runs.
 
 ``vjp(fn, args, kwargs, wrt)`` runs ``fn`` eagerly with a ``Tape`` pushed on ``core.TAPES``.
 ``bind`` offers every eager op to each active tape; a tape keeps those with a float output and
@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtype as D
 from ..ops import prims as P
-from ..ops.core import TAPES, bind
+from ..core import TAPES, bind
 from ..parameter import Parameter
 from ..tensor import Tensor
 from .rules import RULES

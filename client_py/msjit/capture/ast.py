@@ -37,7 +37,8 @@ from ..tensor import Tensor
 from .callables import (ITERATING, STRUCTURAL, callable_name, in_collection as _in, is_constant_callable,
                         is_library, records_nodes, rows, structural_method)
 from .control import BREAK, CONTINUE, MAX_UNROLL, Branches, OneBranch, merge_values, predicate
-from .graph import GraphBuilder, Tracer, contains_tracer
+from ..core import Tracer
+from .graph import GraphBuilder, contains_tracer
 
 _BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
            ast.Div: ("/", operator.truediv), ast.MatMult: ("@", operator.matmul),

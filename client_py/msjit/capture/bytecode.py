@@ -25,7 +25,8 @@ from ..mixin import TensorMixin
 from ..tensor import Tensor
 from .callables import (ITERATING, MUTATING_METHODS, callable_name, in_collection, is_constant_callable,
                         is_library, records_nodes)
-from .graph import AttributeView, CellView, Tracer, contains_tracer
+from ..core import Tracer
+from .graph import AttributeView, CellView, contains_tracer
 from .segments import SeqIter
 
 NULL = object()          # CPython's NULL stack entry (PUSH_NULL, LOAD_GLOBAL with the low bit)

@@ -1,74 +1,19 @@
-"""Values under capture (Tracer), the graph they build (GraphBuilder -> Graph), and Captured.
+"""The graph Tracers build under capture (GraphBuilder -> Graph), and Captured.
 
-A Tracer carries only an abstract value and a name in the graph; nothing here executes.
+A Tracer (see ``core``) carries only an abstract value and a name in the graph; nothing here executes.
 Node names come from a counter and locations from the user's source, so capturing the same
 function with the same argument signature gives the same Graph every time.
 """
-import linecache
-import threading
 from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
 
-from ..errors import ConcreteValueNeeded
-from ..mixin import TensorMixin
-from ..ops.prims import Constant
+from ..core import Constant, ShapedArray, Tracer, activate, deactivate
 from ..parameter import Parameter
 from ..tensor import Tensor
-from .abstract import ShapedArray
 
 OUT, ARG, CONST = "out", "arg", "const"  # kinds of returned leaves, see Captured
-
-
-class Tracer(TensorMixin):
-    """A tensor value under capture: an abstract value plus its name in the builder's graph."""
-
-    __slots__ = ("builder", "name", "aval")
-
-    def __init__(self, builder, name, aval):
-        self.builder, self.name, self.aval = builder, name, aval
-
-    @property
-    def shape(self):
-        return self.aval.shape
-
-    @property
-    def dtype(self):
-        return self.aval.dtype
-
-    def __repr__(self):
-        return f"Tracer({self.name}: {self.aval})"
-
-    def _concrete(self, what):
-        file, line = self.builder.current_location() or ("<unknown>", 0)
-        raise ConcreteValueNeeded(file, line, f"{what} of a tensor under capture "
-                                     "(its value is only known when the compiled function runs)",
-                                     linecache.getline(file, line) or None)
-
-    def __bool__(self):
-        self._concrete("the truth value")
-
-    def __float__(self):
-        self._concrete("float()")
-
-    def __int__(self):
-        self._concrete("int()")
-
-    def __index__(self):
-        self._concrete("use as an index")
-
-    def __len__(self):
-        self._concrete("len()")
-
-    def __iter__(self):
-        self._concrete("iteration")
-
-    def __array__(self, dtype=None):
-        self._concrete("conversion to a numpy array")
-
-    def __format__(self, spec):
-        self._concrete("formatting")
 
 
 @dataclass(frozen=True)
@@ -223,29 +168,6 @@ def unflatten(tree, leaves):
     return tree[0](unflatten(t, leaves) for t in tree[1])
 
 
-_active = threading.local()
-
-
-def current_builder():
-    """The GraphBuilder of the capture running in this thread, if any."""
-    stack = getattr(_active, "stack", None)
-    return stack[-1] if stack else None
-
-
-def activate(builder):
-    """Make ``builder`` the current one in this thread (see GraphBuilder.run)."""
-    stack = getattr(_active, "stack", None)
-    if stack is None:
-        stack = _active.stack = []
-    stack.append(builder)
-
-
-def deactivate(builder):
-    stack = getattr(_active, "stack", None)
-    if stack and builder in stack:
-        stack.remove(builder)
-
-
 class GraphBuilder:
     """Collects nodes while a function is captured. ``location`` is set by the capture mode.
 
@@ -286,7 +208,7 @@ class GraphBuilder:
         try:
             return fn(*args, **kwargs)
         finally:
-            _active.stack.pop()
+            deactivate(self)
 
     def bind_args(self, args):
         """Tensor arguments become graph inputs (Tracers named argN); the rest stay constants."""

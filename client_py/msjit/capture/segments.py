@@ -20,8 +20,8 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..tensor import Tensor
-from .abstract import ShapedArray
-from .graph import GraphBuilder, Tracer, activate, deactivate
+from ..core import ShapedArray, Tracer, activate, deactivate
+from .graph import GraphBuilder
 
 logger = logging.getLogger(__name__)
 _LOG_BREAKS = "graph_breaks" in os.environ.get("MSJIT_LOG", "").split(",")

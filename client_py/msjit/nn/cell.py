@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from .. import context
-from ..capture.graph import current_builder
+from ..core import current_builder
 from ..config import CompileConfig, JitConfig
 from ..parameter import Parameter
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import dtype as D
 from . import prims as P
-from .core import assign, bind, convert, is_tensor, is_tracer, normalize_axes, operand
+from ..core import bind
+from .operands import assign, convert, is_tensor, is_tracer, normalize_axes, operand
 from .functional import reshape_if_needed as reshape
 
 __all__ = ["expand_dims", "unsqueeze", "squeeze", "flatten", "tile", "broadcast_to", "concat", "cat",

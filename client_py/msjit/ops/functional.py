@@ -8,7 +8,8 @@ import math
 
 from .. import dtype as D
 from . import prims as P
-from .core import bind, binary_operands, floating_operand, is_tracer, normalize_axes, operand
+from ..core import bind
+from .operands import binary_operands, floating_operand, is_tracer, normalize_axes, operand
 
 __all__ = ["add", "sub", "mul", "div", "neg", "exp", "log", "sqrt", "relu", "sigmoid", "tanh",
            "maximum", "minimum", "matmul", "bmm", "sum", "mean", "amax", "amin", "reshape",

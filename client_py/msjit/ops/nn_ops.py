@@ -10,7 +10,8 @@ import numpy as np
 
 from . import prims as P
 from .array_ops import gather
-from .core import assign, bind, floating_operand, is_tracer, normalize_axes, operand
+from ..core import bind
+from .operands import assign, floating_operand, is_tracer, normalize_axes, operand
 from .functional import (add, amax, batch_matmul, cast, div, erf, exp, log, mean, mul, reshape_if_needed as reshape, rsqrt,
                          sigmoid, square, sub, sum, tanh)
 

@@ -7,29 +7,11 @@ graph capture raise the same errors. Normalizing user input (negative axes, -1 i
 implicit casts, Python scalars) is the job of ``ops.functional``, not of these rules.
 """
 import math
-from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 
 from .. import dtype as D
-from ..capture.abstract import ShapedArray
+from ..core import Constant, Primitive, ShapedArray  # noqa: F401  (Constant: part of the table)
 from . import kernels
-
-
-@dataclass(frozen=True, eq=False)
-class Primitive:
-    name: str                 # MindIR op_type
-    impl: Callable            # eager kernel: numpy arrays, attrs -> numpy array
-    abstract: Callable        # rule: ShapedArrays, attrs -> ShapedArray (raises on bad input)
-
-    def __call__(self, *operands, **attrs):
-        """Apply with no implicit conversion: operands must already agree (see ops.core.bind)."""
-        from .core import bind
-        return bind(self, *operands, **attrs)
-
-    def __repr__(self):
-        return f"Primitive({self.name})"
 
 
 def check_dtype(name, dt, allowed, what):
@@ -379,7 +361,6 @@ Gather = Primitive("Gather", _gather, _gather_rule)
 Triu = Primitive("Triu", lambda x, *, diagonal: np.triu(x, diagonal), _triangle_rule("Triu"))
 Tril = Primitive("Tril", lambda x, *, diagonal: np.tril(x, diagonal), _triangle_rule("Tril"))
 StopGradient = Primitive("StopGradient", np.copy, lambda x: x)  # identity; blocks autodiff
-Constant = Primitive("Constant", lambda *, value: value, lambda *, value: ShapedArray.of(value))
 
 
 PRIMITIVES = {p.name: p for p in globals().values() if isinstance(p, Primitive)}

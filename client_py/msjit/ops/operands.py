@@ -1,50 +1,14 @@
-"""``bind``: the single point where an op is applied, eagerly or into a graph under capture.
-
-The operand helpers beside it resolve Python scalars, numpy arrays and dtype promotion into
+"""Operand helpers: they resolve Python scalars, numpy arrays and dtype promotion into
 explicit operands before ``bind`` is called, so eager and graph see exactly the same program:
 an implicit cast is a Cast op in both, a scalar becomes a 0-d constant of the promoted dtype.
 """
 import numpy as np
 
 from .. import dtype as D
-from ..capture.abstract import ShapedArray
-from ..capture.graph import Tracer, current_builder
+from ..core import Tracer, bind, current_builder
 from ..parameter import Parameter
 from ..tensor import Tensor
 from . import prims as P
-
-# Active eager autodiff tapes, innermost last (pushed and popped by ``autodiff.tape``): every
-# eager op is offered to each, which keeps those that depend on its watched tensors.
-TAPES = []
-
-
-def bind(prim, *operands, **attrs):
-    """Apply ``prim``: record a node when any operand is a Tracer (or a Parameter while a capture
-    is running: Parameters are read by reference), else run the numpy kernel.
-
-    Operands are Tensors, Tracers or numpy arrays (constants); attrs are normalized.
-    """
-    for x in operands:
-        if type(x) is Tracer:
-            # The innermost capture records: a gradient body lifts its outer tensors as inputs.
-            builder = current_builder()
-            return (x.builder if builder is None else builder).add(prim, operands, attrs)
-    params = any(isinstance(x, Parameter) for x in operands)
-    if params and current_builder() is not None:
-        return current_builder().add(prim, operands, attrs)
-    arrays = [x._array if isinstance(x, Tensor) else x for x in operands]
-    aval = prim.abstract(*map(ShapedArray.of, arrays), **attrs)
-    out = prim.impl(*arrays, **attrs)
-    if type(out) is not np.ndarray or out.dtype != aval.dtype.np:
-        out = np.asarray(out, aval.dtype.np)  # numpy returns scalars for full reductions
-    elif params and out.base is not None:
-        out = out.copy()  # a view of a Parameter would see its later in-place updates
-    out = Tensor._wrap(out)
-    if TAPES:
-        for tape in TAPES:
-            tape.record(prim, operands, attrs, out)
-    return out
-
 
 def assign(variable, value):
     """``variable = value`` for a Parameter: in place eagerly; under capture an extra graph
