@@ -5,7 +5,7 @@ import os
 import sys
 
 _TESTS = os.path.abspath(os.path.dirname(__file__))
-for _p in (os.path.join(_TESTS, "py"), _TESTS, os.path.join(_TESTS, "capture")):
+for _p in (os.path.join(_TESTS, "py"), _TESTS, os.path.join(_TESTS, "capture"), os.path.join(_TESTS, "api")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
