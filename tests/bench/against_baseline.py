@@ -7,7 +7,7 @@ Usage: against_baseline.py REV [--small] [--iterations N]
 
 Both runs use this checkout's build (daemon, runtime extension, generated protobuf modules): the
 comparison is of the Python client, which is what changes between revisions that leave the native
-parts alone; the script says so when they differ since REV. Runs alternate (old, new, old, new) and
+parts alone; the script says so when they differ since REV. Runs alternate (old, new, three times) and
 each row keeps its best figure, so a noisy neighbour penalizes neither side.
 """
 import argparse
@@ -24,6 +24,7 @@ NATIVE = ("client_py/ext", "proto", "runtime", "passes", "ir", "server")
 # A result row: a name, then "<prepare>s|ms", then "<per call>ms|us" (see model_bench/simple_function).
 ROW = re.compile(r"^(?P<name>\S.*?)\s+(?P<prep>[\d.]+)(?P<pu>m?s)\s+(?:[\d.]+s\s+)?(?P<call>[\d.]+)(?P<cu>ms|us)\b")
 UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+ROUNDS = 3
 
 
 def baseline_tree(rev):
@@ -52,11 +53,11 @@ def run_bench(tree, script, args):
     rows, title = {}, ""
     for line in out.splitlines():
         m = ROW.match(line)
-        if m:
+        if m and not m["name"].rstrip().endswith("-"):   # (the numpy row has no prepare time)
             rows[f"{title}{m['name'].strip()}"] = (float(m["prep"]) * UNITS[m["pu"]],
                                                    float(m["call"]) * UNITS[m["cu"]])
         elif ":" in line and not line.startswith(" "):
-            title = line.split(":")[0] + " / "
+            title = line.split(":")[0].split(" (")[0] + " / "
     return rows
 
 
@@ -68,7 +69,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rev")
     parser.add_argument("--small", action="store_true", help="the model benchmarks' small shapes")
-    parser.add_argument("--iterations", default="3")
+    parser.add_argument("--iterations", default="3", help="timed calls per model benchmark row")
     opts = parser.parse_args()
     old = baseline_tree(opts.rev)
     model_args = [opts.iterations] + (["--small"] if opts.small else [])
@@ -77,7 +78,7 @@ def main():
     try:
         for script, args in benches:
             results = {"old": {}, "new": {}}
-            for _ in range(2):
+            for _ in range(ROUNDS):
                 for side, tree in (("old", old), ("new", ROOT)):
                     rows = run_bench(tree, script, args)
                     results[side] = best(rows, results[side]) if results[side] else rows
