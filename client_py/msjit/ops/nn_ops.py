@@ -12,11 +12,12 @@ from . import prims as P
 from .array_ops import gather
 from ..core import bind
 from .operands import assign, floating_operand, is_tracer, normalize_axes, operand
-from .functional import (add, amax, batch_matmul, cast, div, erf, exp, log, mean, mul, reshape_if_needed as reshape, rsqrt,
-                         sigmoid, square, sub, sum, tanh)
+from .functional import (abs, add, amax, batch_matmul, cast, div, erf, exp, log, maximum, mean, mul,
+                         reshape_if_needed as reshape, rsqrt, sigmoid, sqrt, square, sub, sum, tanh)
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "softmax", "log_softmax",
-           "layer_norm", "rms_norm", "dense", "embedding", "silu", "gelu", "dropout"]
+           "layer_norm", "rms_norm", "group_norm", "normalize", "cosine_similarity", "dense", "embedding",
+           "silu", "gelu", "dropout"]
 
 PAD_MODES = ("same", "valid", "pad")
 
@@ -166,6 +167,39 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return y if bias is None else add(y, cast(bias, x.dtype))
 
 
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Normalize (N, C, ...) over each of ``num_groups`` groups of channels (and all spatial
+    positions), then ``* weight + bias`` per channel."""
+    x = floating_operand("GroupNorm", input)
+    if x.ndim < 2 or x.shape[1] % num_groups:
+        raise ValueError(f"GroupNorm: the channels (axis 1) of the input of shape {x.shape} must be "
+                         f"divisible by num_groups {num_groups}")
+    y = reshape(_normalized(reshape(x, (x.shape[0], num_groups, -1)), (2,), eps), x.shape)
+    channel = (1, -1) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        y = mul(y, reshape(cast(weight, x.dtype), channel))
+    return y if bias is None else add(y, reshape(cast(bias, x.dtype), channel))
+
+
+def _norm(x, axis, keepdims):
+    return sqrt(sum(square(x), axis, keepdim=keepdims))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(||input||_p, eps)`` along ``dim`` (p = 1 or 2)."""
+    x = floating_operand("normalize", input)
+    if p not in (1, 2):
+        raise ValueError(f"normalize: only p=1 and p=2 are supported, got {p}")
+    norm = sum(abs(x), dim, keepdim=True) if p == 1 else _norm(x, dim, True)
+    return div(x, maximum(norm, eps))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """``sum(x1 * x2) / max(||x1|| * ||x2||, eps)`` along ``dim`` (operands broadcast)."""
+    a, b = floating_operand("cosine_similarity", x1), floating_operand("cosine_similarity", x2)
+    return div(sum(mul(a, b), dim), maximum(mul(_norm(a, dim, False), _norm(b, dim, False)), eps))
+
+
 def rms_norm(x, gamma, epsilon=1e-6):
     """RMS normalization over the trailing ``gamma.ndim`` dims. Returns ``(y, rstd)`` as MindSpore."""
     x, g = floating_operand("RmsNorm", x), operand("RmsNorm", gamma)
@@ -236,3 +270,13 @@ def dropout(input, p=0.5, training=True, seed=None):
     keep = rng.random(x.shape) >= p
     return mul(x, (keep / (1 - p)).astype(x.dtype.np))
 
+
+
+# The activation, loss and pooling families live in their own modules and are re-exported
+# here, so ``ops`` (and capture's op table) sees them through ``nn_ops.__all__``.
+from . import nn_activations, nn_losses, nn_pooling  # noqa: E402
+from .nn_activations import *  # noqa: E402,F401,F403
+from .nn_losses import *  # noqa: E402,F401,F403
+from .nn_pooling import *  # noqa: E402,F401,F403
+
+__all__ += nn_activations.__all__ + nn_losses.__all__ + nn_pooling.__all__
