@@ -1,11 +1,11 @@
-"""Data movement, indexing and tensor creation with MindSpore's names and signatures.
+"""Data movement and shape ops with MindSpore's names and signatures.
 
-Indexing (``x[1]``, ``x[:, 1:3]``, ``x[..., None]``, ``x[::2]``, ``x[idx]``) is one StridedSlice
-for the basic part, a Reshape that drops integer-indexed axes and inserts new ones, and a
-Gather for a tensor index. Creation ops (arange, ones, full, ...) make concrete Tensors: under
-capture they are constants of the graph.
+Every op is a decomposition over the core primitives (Reshape, Transpose, StridedSlice, Concat,
+Gather, BroadcastTo, Tile, Select...). Indexing lives in ``indexing``, creation in ``creation``,
+element-wise gathers and scatters in ``scatter_ops``; their functions are re-exported here.
 """
 import builtins
+import math
 
 import numpy as np
 
@@ -13,12 +13,18 @@ from .. import dtype as D
 from . import prims as P
 from ..core import bind
 from .operands import assign, convert, is_tensor, is_tracer, normalize_axes, operand
-from .functional import reshape_if_needed as reshape
+from .functional import reshape_if_needed as reshape, transpose, where
+from .indexing import getitem
+from . import creation, scatter_ops
+from .creation import *  # noqa: F401,F403
+from .scatter_ops import *  # noqa: F401,F403
 
 __all__ = ["expand_dims", "unsqueeze", "squeeze", "flatten", "tile", "broadcast_to", "concat", "cat",
-           "stack", "split", "slice", "strided_slice", "gather", "getitem", "triu", "tril", "arange",
-           "ones", "zeros", "full", "ones_like", "zeros_like", "full_like", "repeat_interleave",
-           "assign", "index_select"]
+           "stack", "split", "slice", "strided_slice", "gather", "getitem", "triu", "tril",
+           "repeat_interleave", "assign", "index_select", "permute", "swapaxes", "swapdims", "movedim",
+           "moveaxis", "narrow", "chunk", "unbind", "flip", "fliplr", "flipud", "reverse", "roll", "hstack",
+           "vstack", "tensor_split", "meshgrid", "diag", "diagonal", "one_hot", "shape", "rank", "size",
+           "numel", "is_tensor", "select"] + creation.__all__ + scatter_ops.__all__
 
 
 def _axis(name, axis, ndim):
@@ -116,7 +122,7 @@ def split(tensor, split_size_or_sections, axis=0):
         size = int(split_size_or_sections)
         if size <= 0:
             raise ValueError(f"Split: split size must be positive, got {size}")
-        sizes = [min(size, n - i) for i in range(0, n, size)] or [0]
+        sizes = [min(size, n - i) for i in builtins.range(0, n, size)] or [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if sum(sizes) != n or min(sizes, default=0) < 0:
@@ -191,65 +197,6 @@ def _index_tensor(name, index):
     return idx
 
 
-def getitem(x, index):
-    """``x[index]`` with numpy semantics for ints, slices, None, Ellipsis and one tensor index."""
-    x = operand("StridedSlice", x)
-    items = list(index) if type(index) is tuple else [index]
-    tensors = [i for i, it in enumerate(items) if _is_array_index(it)]
-    if len(tensors) > 1:
-        raise IndexError(f"StridedSlice: at most one tensor index is supported, got {len(tensors)} "
-                         f"for shape {x.shape}")
-    used = sum(1 for it in items if it is not None and it is not Ellipsis)
-    if used > x.ndim:
-        raise IndexError(f"StridedSlice: too many indices ({used}) for a tensor of shape {x.shape}")
-    if sum(1 for it in items if it is Ellipsis) > 1:
-        raise IndexError("StridedSlice: an index can only have a single ellipsis ('...')")
-    fill = [np.s_[:]] * (x.ndim - used)
-    at = next((i for i, it in enumerate(items) if it is Ellipsis), len(items))
-    items = items[:at] + fill + items[at + 1:]
-    if tensors:
-        _check_adjacent(items, x.shape)
-    begin, end, strides, shape, gather_axis, dim = [], [], [], [], None, 0
-    for it in items:
-        if it is None:
-            shape.append(1)
-            continue
-        d = x.shape[dim]
-        dim += 1
-        if _is_array_index(it):
-            gather_axis, it = (len(shape), it), np.s_[:]
-        if isinstance(it, builtins.slice):
-            b, e, s = it.indices(d)
-            e = max(e, b) if s > 0 else min(e, b)
-            begin.append(b), end.append(e), strides.append(s)
-            shape.append(len(range(b, e, s)))
-        elif D.scalar_kind(it) == "int":
-            if not -d <= it < d:
-                raise IndexError(f"StridedSlice: index {it} is out of range for axis {dim - 1} of shape {x.shape}")
-            begin.append(int(it) % d), end.append(int(it) % d + 1), strides.append(1)
-        else:
-            raise TypeError(f"StridedSlice: unsupported index of type {type(it).__name__} for shape {x.shape}")
-    if begin != [0] * x.ndim or end != list(x.shape) or strides != [1] * x.ndim:
-        x = bind(P.StridedSlice, x, begin=tuple(begin), end=tuple(end), strides=tuple(strides))
-    x = reshape(x, tuple(shape))
-    if gather_axis is not None:
-        x = gather(x, gather_axis[1], gather_axis[0])
-    return x
-
-
-def _is_array_index(it):
-    return is_tensor(it) or isinstance(it, (list, np.ndarray))
-
-
-def _check_adjacent(items, shape):
-    """numpy moves the result axes of advanced indices (a tensor and ints) that are not next to
-    each other to the front; that case is not supported."""
-    advanced = [i for i, it in enumerate(items) if _is_array_index(it) or D.scalar_kind(it) == "int"]
-    if advanced and advanced[-1] - advanced[0] + 1 != len(advanced):
-        raise IndexError(f"StridedSlice: a tensor index combined with integer indices that are not "
-                         f"adjacent to it is not supported (shape {shape})")
-
-
 def _triangle(name, prim):
     def op(input, diagonal=0):
         x = operand(prim.name, input)
@@ -279,52 +226,221 @@ def repeat_interleave(input, repeats, axis=None):
     return reshape(y, x.shape[:a] + (x.shape[a] * r,) + x.shape[a + 1:])
 
 
-# ---- creation: concrete Tensors (constants under capture) -----------------------------------------
-
-def _shape(size):
-    return (int(size),) if D.scalar_kind(size) == "int" else tuple(int(d) for d in size)
-
-
-def _new(array, dtype):
-    from ..tensor import Tensor
-    return Tensor(array, dtype)
+def permute(input, axis):
+    """Output axis i is input axis ``axis[i]`` (Transpose)."""
+    return transpose(input, axis)
 
 
-def arange(start=0, end=None, step=1, *, dtype=None):
-    """``[start, end)`` by ``step``; int64 for integer arguments, float32 otherwise."""
-    if end is None:
-        start, end = 0, start
-    ints = all(D.scalar_kind(v) == "int" for v in (start, end, step))
-    if step == 0:
-        raise ValueError("arange: step must not be zero")
-    return _new(np.arange(start, end, step), dtype or (D.int64 if ints else D.float32))
+def swapaxes(input, axis0, axis1):
+    """Exchange two axes (Transpose)."""
+    x = operand("Swapaxes", input)
+    a, b = (_axis("Swapaxes", v, x.ndim) for v in (axis0, axis1)) if x.ndim else (0, 0)
+    perm = list(builtins.range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return x if a == b and is_tracer(x) else bind(P.Transpose, x, perm=tuple(perm))
 
 
-def full(size, fill_value, *, dtype=None):
-    """A tensor of ``size`` filled with ``fill_value`` (dtype from the value: bool, int64, float32)."""
-    kind = D.scalar_kind(fill_value)
-    if kind is None:
-        fill_value = operand("Full", fill_value).asnumpy()
-        kind = "float"
-    return _new(np.full(_shape(size), fill_value), dtype or D.DEFAULT_FOR_KIND[kind])
+def swapdims(input, dim0, dim1):
+    return swapaxes(input, dim0, dim1)
 
 
-def ones(shape, dtype=None):
-    return full(shape, 1, dtype=dtype or D.float32)
+def movedim(x, source, destination):
+    """Move axes ``source`` (int or tuple) to positions ``destination``; the others keep their order."""
+    x = operand("Movedim", x)
+    src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"Movedim: source {source} and destination {destination} differ in length")
+    src = [_axis("Movedim", a, x.ndim) for a in src]
+    dst = [_axis("Movedim", a, x.ndim) for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"Movedim: repeated axis in source {source} or destination {destination}")
+    rest = iter(a for a in builtins.range(x.ndim) if a not in src)
+    where_to = dict(zip(dst, src))
+    perm = tuple(where_to[i] if i in where_to else next(rest) for i in builtins.range(x.ndim))
+    return bind(P.Transpose, x, perm=perm)
 
 
-def zeros(size, dtype=None):
-    return full(size, 0, dtype=dtype or D.float32)
+moveaxis = movedim
 
 
-def full_like(input, fill_value, *, dtype=None):
-    x = operand("FullLike", input)
-    return full(x.shape, fill_value, dtype=dtype or x.dtype)
+def narrow(input, axis, start, length):
+    """``length`` entries of ``axis`` from ``start`` (StridedSlice)."""
+    x = operand("Narrow", input)
+    a = _axis("Narrow", axis, x.ndim)
+    n = x.shape[a]
+    start = int(start) + (n if int(start) < 0 else 0)
+    if not 0 <= start <= n or not 0 <= int(length) <= n - start:
+        raise ValueError(f"Narrow: start {start} and length {length} are out of range for axis {a} "
+                         f"of shape {x.shape}")
+    return getitem(x, (np.s_[:],) * a + (np.s_[start:start + int(length)],))
 
 
-def ones_like(input, *, dtype=None):
-    return full_like(input, 1, dtype=dtype)
+def chunk(input, chunks, axis=0):
+    """At most ``chunks`` pieces of equal size (the last one smaller) along ``axis``."""
+    x = operand("Chunk", input)
+    if not isinstance(chunks, (int, np.integer)) or chunks <= 0:
+        raise ValueError(f"Chunk: chunks must be a positive int, got {chunks!r}")
+    a = _axis("Chunk", axis, x.ndim)
+    return split(x, max(1, -(-x.shape[a] // int(chunks))), a)
 
 
-def zeros_like(input, *, dtype=None):
-    return full_like(input, 0, dtype=dtype)
+def unbind(input, dim=0):
+    """The slices of ``input`` along ``dim``, each without that axis."""
+    x = operand("Unbind", input)
+    a = _axis("Unbind", dim, x.ndim)
+    return tuple(getitem(x, (np.s_[:],) * a + (i,)) for i in builtins.range(x.shape[a]))
+
+
+def flip(input, dims):
+    """Reverse the order of entries along ``dims`` (a StridedSlice with stride -1)."""
+    x = operand("Flip", input)
+    axes = normalize_axes("Flip", dims, x.ndim)
+    return getitem(x, tuple(np.s_[::-1] if i in axes else np.s_[:] for i in builtins.range(x.ndim)))
+
+
+def fliplr(input):
+    return flip(input, 1)
+
+
+def flipud(input):
+    return flip(input, 0)
+
+
+def reverse(x, axis):
+    return flip(x, axis)
+
+
+def roll(input, shifts, dims=None):
+    """Shift entries cyclically by ``shifts`` along ``dims`` (None: over the flattened input)."""
+    x = operand("Roll", input)
+    if dims is None:
+        return reshape(roll(reshape(x, (-1,)), shifts, 0), x.shape)
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"Roll: shifts {shifts} and dims {dims} differ in length")
+    for s, d in zip(shifts, dims):
+        a = _axis("Roll", d, x.ndim)
+        n = x.shape[a]
+        s = int(s) % n if n else 0
+        if s:
+            pre = (np.s_[:],) * a
+            x = bind(P.Concat, getitem(x, pre + (np.s_[n - s:],)), getitem(x, pre + (np.s_[:n - s],)), axis=a)
+    return x
+
+
+def hstack(tensors):
+    """Concatenate along axis 1 (axis 0 for 1-D tensors)."""
+    xs = [operand("HStack", t) for t in tensors]
+    return concat(xs, 0 if xs and xs[0].ndim == 1 else 1)
+
+
+def vstack(inputs):
+    """Concatenate along axis 0, 1-D tensors as rows."""
+    xs = [operand("VStack", t) for t in inputs]
+    return concat([reshape(t, (1, -1)) if t.ndim < 2 else t for t in xs], 0)
+
+
+def tensor_split(input, indices_or_sections, axis=0):
+    """numpy ``array_split``: ``n`` near-equal pieces (the first ones one larger) or cuts at the
+    given indices."""
+    x = operand("TensorSplit", input)
+    a = _axis("TensorSplit", axis, x.ndim)
+    n = x.shape[a]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise ValueError(f"TensorSplit: sections must be positive, got {k}")
+        q, r = divmod(n, k)
+        cuts = np.cumsum([q + 1] * r + [q] * (k - r))[:-1].tolist()
+    else:
+        cuts = [int(i) for i in indices_or_sections]
+    bounds = [0] + [min(max(c + n if c < 0 else c, 0), n) for c in cuts] + [n]
+    pre = (np.s_[:],) * a
+    return tuple(getitem(x, pre + (np.s_[b:max(b, e)],)) for b, e in zip(bounds, bounds[1:]))
+
+
+def meshgrid(*inputs, indexing="xy"):
+    """Coordinate grids of 1-D tensors ('xy': the first two axes swapped, as numpy)."""
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    xs = [operand("Meshgrid", t) for t in inputs]
+    if any(t.ndim != 1 for t in xs):
+        raise ValueError(f"Meshgrid: inputs must be 1-D, got shapes {[t.shape for t in xs]}")
+    sizes = [t.shape[0] for t in xs]
+    if indexing == "xy" and len(xs) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(xs):
+        axis = (1 - i if i < 2 else i) if indexing == "xy" and len(xs) > 1 else i
+        view = [1] * len(xs)
+        view[axis] = t.shape[0]
+        out.append(broadcast_to(reshape(t, tuple(view)), tuple(sizes)))
+    return tuple(out)
+
+
+def diag(input):
+    """A tensor of rank 2k with ``input`` (rank k) on its diagonal: out[i..., i...] = input[i...]."""
+    x = operand("Diag", input)
+    if x.ndim == 0:
+        raise ValueError("Diag: the input must have rank >= 1")
+    n = x.size
+    full = broadcast_to(reshape(x, x.shape + (1,) * x.ndim), x.shape * 2)
+    return bind(P.Select, np.eye(n, dtype=bool).reshape(x.shape * 2), full, np.zeros((), x.dtype.np))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of the (dim1, dim2) planes, as a last axis (numpy semantics)."""
+    x = operand("Diagonal", input)
+    a, b = _axis("Diagonal", dim1, x.ndim), _axis("Diagonal", dim2, x.ndim)
+    if a == b:
+        raise ValueError(f"Diagonal: dim1 and dim2 must differ, got {dim1} and {dim2}")
+    rest = [i for i in builtins.range(x.ndim) if i not in (a, b)]
+    x = bind(P.Transpose, x, perm=tuple(rest + [a, b]))
+    n, m = x.shape[-2:]
+    rows = np.arange(max(0, -offset), min(n, m - offset)) if -n < offset < m else np.arange(0)
+    flat = reshape(x, x.shape[:-2] + (n * m,))
+    return bind(P.Gather, flat, rows * m + rows + offset, axis=x.ndim - 2)
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """``on_value`` where ``indices`` equals the position along a new ``axis`` of size ``depth``."""
+    idx = _index_tensor("OneHot", indices)
+    a = _axis("OneHot", axis, idx.ndim + 1)
+    shape = [1] * (idx.ndim + 1)
+    shape[a] = int(depth)
+    hot = bind(P.Equal, expand_dims(idx, a), np.arange(int(depth), dtype=idx.dtype.np).reshape(shape))
+    return where(hot, on_value, off_value)
+
+
+def shape(input_x):
+    """The static shape, a tuple of ints."""
+    return tuple(operand("Shape", input_x).shape)
+
+
+def rank(input_x):
+    return operand("Rank", input_x).ndim
+
+
+def size(input_x):
+    """The number of elements."""
+    return math.prod(operand("Size", input_x).shape)
+
+
+numel = size
+
+
+def select(condition, input, other):
+    """``ops.select``: ``input`` where ``condition`` else ``other`` (Select)."""
+    return where(condition, input, other)
+
+
+# Tensor methods that are these functions with the tensor first: {method name: function}.
+TENSOR_METHODS = {n: globals()[n] for n in (
+    "expand_dims", "broadcast_to", "tile", "repeat_interleave", "swapaxes", "swapdims", "narrow", "chunk",
+    "unbind", "flip", "fliplr", "flipud", "roll", "movedim", "moveaxis", "diagonal", "tril", "triu",
+    "gather", "gather_elements", "index_select", "masked_fill", "scatter", "index_fill", "nonzero",
+    "masked_select", "split", "tensor_split")}

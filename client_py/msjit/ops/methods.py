@@ -2,15 +2,34 @@
 
 Most methods are a functional op with the tensor as its first argument: those are listed by
 name in each ops module's ``TENSOR_METHODS`` and attached as the function itself. The ones
-here differ from their functional op in signature or meaning.
+here differ from their functional op in signature or meaning. Methods that need the value
+(``item``, ``tolist``, ``numpy``) go through ``__array__``, which a Tracer refuses
+(ConcreteValueNeeded). ``x += y`` rebinds ``x`` to ``x + y`` (no ``__iadd__``), as MindSpore.
 """
+import importlib
+
 import numpy as np
 
+from .. import dtype as D
 from .. import ops
 from ..mixin import TensorMixin
+from ..tensor import Tensor
+from .indexing import setitem
+
+
+def _math(name):
+    """A math function of ``msjit.ops`` (or its module while ops is not fully registered)."""
+    fn = getattr(ops, name, None)
+    return fn if fn is not None else getattr(importlib.import_module(".math_elementwise", __package__), name)
+
+
+def _dims(args):
+    """``f(2, 3)`` or ``f((2, 3))`` -> (2, 3)."""
+    return tuple(args[0]) if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
 
 
 class _Methods:
+    # -- operators ---------------------------------------------------------------------------------
     def __add__(self, other):
         return ops.add(self, other)
 
@@ -35,6 +54,18 @@ class _Methods:
     def __rtruediv__(self, other):
         return ops.div(other, self)
 
+    def __floordiv__(self, other):
+        return _math("floor_divide")(self, other)
+
+    def __rfloordiv__(self, other):
+        return _math("floor_divide")(other, self)
+
+    def __mod__(self, other):
+        return _math("remainder")(self, other)
+
+    def __rmod__(self, other):
+        return _math("remainder")(other, self)
+
     def __matmul__(self, other):
         return ops.matmul(self, other)
 
@@ -43,6 +74,9 @@ class _Methods:
 
     def __neg__(self):
         return ops.neg(self)
+
+    def __pos__(self):
+        return self
 
     def __pow__(self, other):
         return ops.pow(self, other)
@@ -62,6 +96,16 @@ class _Methods:
         return ops.logical_or(self, other)
 
     __ror__ = __or__
+
+    def __xor__(self, other):
+        """Bitwise xor; defined here for bool tensors (NotEqual), as no primitive does bits."""
+        for v in (self, other):
+            dt = v.dtype if isinstance(v, TensorMixin) else (D.bool_ if isinstance(v, (bool, np.bool_)) else None)
+            if dt is not D.bool_:
+                raise TypeError(f"BitwiseXor: only bool tensors are supported, got {dt or type(v).__name__}")
+        return ops.not_equal(self, other)
+
+    __rxor__ = __xor__
 
     def __invert__(self):
         return ops.logical_not(self)
@@ -87,48 +131,100 @@ class _Methods:
     def __getitem__(self, index):
         return ops.getitem(self, index)
 
+    def __setitem__(self, index, value):
+        setitem(self, index, value)
+
+    # -- data and dtype ----------------------------------------------------------------------------
+    def asnumpy(self):
+        return self.__array__()
+
+    def numpy(self):
+        return self.asnumpy()
+
+    def item(self):
+        """The single value as a Python scalar."""
+        array = self.__array__()
+        if array.size != 1:
+            raise ValueError(f"item: the tensor must have exactly one element, got shape {array.shape}")
+        return array.item()
+
+    def tolist(self):
+        return self.__array__().tolist()
+
+    def astype(self, dtype, copy=True):
+        return ops.cast(self, dtype)
+
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(dtype=...)``, ``to(other_tensor)``; device strings are no-ops."""
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, TensorMixin):
+                dtype = a.dtype
+            elif a is not None and not isinstance(a, (str, bool)):
+                dtype = a
+        return self if dtype is None else ops.cast(self, dtype)
+
+    def type(self, dtype=None):
+        """The dtype's name (no argument), else a cast to ``dtype``."""
+        return repr(self.dtype) if dtype is None else ops.cast(self, dtype)
+
+    def type_as(self, other):
+        return ops.cast(self, other.dtype)
+
+    def copy(self):
+        return self.clone()
+
+    def clone(self):
+        """A copy with its own storage and identity (an identity Reshape: gradients flow)."""
+        out = ops.reshape(self, self.shape)
+        if isinstance(out, Tensor):
+            out._array = out._array.copy()
+        return out
+
+    def dim(self):
+        return self.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self.size
+
+    nelement = numel
+
+    def is_contiguous(self):
+        return True
+
+    def contiguous(self):
+        return self
+
+    def is_floating_point(self):
+        return self.dtype.is_floating
+
+    def element_size(self):
+        return self.dtype.np.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.np.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.np.itemsize
+
+    @property
+    def strides(self):
+        out, step = [], self.dtype.np.itemsize
+        for d in reversed(self.shape):
+            out.append(step)
+            step *= d
+        return tuple(reversed(out))
+
+    # -- math with a method signature of its own ---------------------------------------------------
     def sum(self, axis=None, keepdims=False):
         return ops.sum(self, axis, keepdims)
 
     def mean(self, axis=None, keep_dims=False):
         return ops.mean(self, axis, keep_dims)
-
-    def reshape(self, *shape):
-        return ops.reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
-
-    def transpose(self, *perm):
-        perm = perm[0] if len(perm) == 1 and not isinstance(perm[0], int) else perm
-        return ops.transpose(self, perm or tuple(reversed(range(self.ndim))))
-
-    def astype(self, dtype):
-        return ops.cast(self, dtype)
-
-    def exp(self):
-        return ops.exp(self)
-
-    def log(self):
-        return ops.log(self)
-
-    def sqrt(self):
-        return ops.sqrt(self)
-
-    def tanh(self):
-        return ops.tanh(self)
-
-    def sigmoid(self):
-        return ops.sigmoid(self)
-
-    def abs(self):
-        return ops.abs(self)
-
-    def square(self):
-        return ops.square(self)
-
-    def rsqrt(self):
-        return ops.rsqrt(self)
-
-    def pow(self, exponent):
-        return ops.pow(self, exponent)
 
     def max(self, axis=None, keepdims=False):
         return ops.amax(self, axis, keepdims)
@@ -136,33 +232,123 @@ class _Methods:
     def min(self, axis=None, keepdims=False):
         return ops.amin(self, axis, keepdims)
 
-    def expand_dims(self, axis):
-        return ops.expand_dims(self, axis)
+    def pow(self, exponent):
+        return ops.pow(self, exponent)
 
-    def squeeze(self, axis=None):
-        return ops.squeeze(self, axis)
+    # -- shape -------------------------------------------------------------------------------------
+    @property
+    def T(self):
+        return ops.transpose(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self):
+        return ops.swapaxes(self, -2, -1)
+
+    def reshape(self, *shape):
+        return ops.reshape(self, _dims(shape))
+
+    def view(self, *shape):
+        """A reshape; ``view(dtype)`` reinterprets the bytes (eager only)."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
+            dt = D.as_dtype(shape[0])
+            array = self.__array__()
+            return Tensor(array.view(dt.np))
+        return ops.reshape(self, _dims(shape))
+
+    def view_as(self, other):
+        return ops.reshape(self, other.shape)
+
+    reshape_as = view_as
+
+    def transpose(self, *perm):
+        perm = _dims(perm)
+        return ops.transpose(self, perm or tuple(reversed(range(self.ndim))))
+
+    def permute(self, *axis):
+        return ops.transpose(self, _dims(axis))
+
+    def expand(self, *size):
+        return ops.broadcast_to(self, _dims(size))
+
+    def expand_as(self, other):
+        return ops.broadcast_to(self, other.shape)
+
+    def repeat(self, *repeats):
+        """Tile by ``repeats`` (at least one per dim; extra ones add leading axes)."""
+        repeats = _dims(repeats)
+        if len(repeats) < self.ndim:
+            raise RuntimeError(f"repeat: {len(repeats)} repeats {repeats} for a tensor of rank {self.ndim}; "
+                               "need at least one per dim")
+        if any(int(r) < 0 for r in repeats):
+            raise RuntimeError(f"repeat: repeats must be non-negative, got {repeats}")
+        return ops.tile(self, repeats)
 
     def flatten(self, order="C", *, start_dim=0, end_dim=-1):
         return ops.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
-    def view(self, *shape):
-        return self.reshape(*shape)
+    def ravel(self):
+        return ops.reshape(self, (-1,))
 
-    def swapaxes(self, axis0, axis1):
-        perm = list(range(self.ndim))
-        perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
-        return ops.transpose(self, perm)
+    def squeeze(self, *axis):
+        axis = _dims(axis) if axis else None
+        return ops.squeeze(self, axis[0] if axis is not None and len(axis) == 1 else axis)
 
-    def repeat_interleave(self, repeats, dim=None):
-        return ops.repeat_interleave(self, repeats, dim)
+    def unsqueeze(self, dim):
+        return ops.expand_dims(self, dim)
 
-    def broadcast_to(self, shape):
-        return ops.broadcast_to(self, shape)
+    def where(self, condition, y):
+        return ops.where(condition, self, y)
 
-    def tile(self, reps):
-        return ops.tile(self, reps)
+    def scatter_add(self, dim, index, src):
+        """Dim-wise: ``out[index[i][j]][j] += src[i][j]`` for dim 0 (and so on)."""
+        from .scatter_ops import _dim_scatter
+        return _dim_scatter("ScatterAdd", self, dim, index, src, add=True)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+        """The distinct values (sorted) and optionally the inverse indices and counts. Eager only."""
+        if dim is not None:
+            raise ValueError("unique: dim is not supported")
+        values, inverse, counts = np.unique(self.__array__(), return_inverse=True, return_counts=True)
+        out = (Tensor(values),) + ((Tensor(inverse.reshape(self.shape).astype(np.int64)),) if return_inverse else ()) \
+            + ((Tensor(counts.astype(np.int64)),) if return_counts else ())
+        return out[0] if len(out) == 1 else out
+
+    def fill(self, value):
+        return ops.broadcast_to(ops.cast(value, self.dtype), self.shape) if isinstance(value, TensorMixin) \
+            else ops.full_like(self, value)
+
+    def new_full(self, size, fill_value, *, dtype=None):
+        return ops.full(size, fill_value, dtype=dtype or self.dtype)
+
+    def new_zeros(self, *size, dtype=None):
+        return ops.full(_dims(size), 0, dtype=dtype or self.dtype)
+
+    def new_ones(self, *size, dtype=None):
+        return ops.full(_dims(size), 1, dtype=dtype or self.dtype)
+
+    new_empty = new_zeros
+
+    # -- in place: through __setitem__ (eager write, Tracer rebind, Parameter assign) ----------------
+    def fill_(self, value):
+        setitem(self, Ellipsis, value)
+        return self
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def copy_(self, src):
+        return self.fill_(src)
+
+    def masked_fill_(self, mask, value):
+        setitem(self, Ellipsis, ops.masked_fill(self, mask, value))
+        return self
 
 
+# Data-type conversions: method name -> dtype.
+for _name, _dt in (("float", D.float32), ("half", D.float16), ("double", D.float64), ("int", D.int32),
+                   ("long", D.int64), ("bool", D.bool_)):
+    setattr(_Methods, _name, (lambda dt: lambda self: ops.cast(self, dt))(_dt))
+del _name, _dt
 
 
 def _comparable(other):
@@ -171,13 +357,18 @@ def _comparable(other):
     return isinstance(other, (TensorMixin, np.ndarray, int, float, bool, np.generic))
 
 
+# Functional ops of ``functional`` that are also methods with the tensor first.
+_FUNCTIONAL = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "square", "sin", "cos")
 
 
 def install(tables):
-    """Attach the operators above and every ``{method name: function}`` of ``tables``."""
+    """Attach the operators above (methods and properties) and every ``{method name: function}``
+    of ``tables``."""
     for name, value in vars(_Methods).items():
-        if callable(value):
+        if callable(value) or isinstance(value, property):
             setattr(TensorMixin, name, value)
+    for name in _FUNCTIONAL:
+        setattr(TensorMixin, name, getattr(ops, name))
     for table in tables:
         for name, fn in table.items():
             setattr(TensorMixin, name, fn)
