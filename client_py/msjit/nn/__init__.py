@@ -1,10 +1,19 @@
-"""``msjit.nn`` (``mindspore.nn``): Cells and layers."""
+"""``msjit.nn`` (``mindspore.nn``): Cells, layers, losses, optimizers and training wrappers."""
 from ..parameter import Parameter
-from .cell import Cell, CellList, SequentialCell
-from .conv import BatchNorm2d, Conv2d, LayerNorm
-from .layers import (GELU, Dense, Dropout, Embedding, Flatten, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
-                     Tanh, get_activation)
+from . import activation, loss, optim
+from .activation import *  # noqa: F401,F403
+from .cell import Cell
+from .container import CellDict, CellList, SequentialCell
+from .conv import Conv1d, Conv2d
+from .layers import Dense, Dropout, Embedding, Flatten, Identity
+from .loss import *  # noqa: F401,F403
+from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .optim import *  # noqa: F401,F403
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .wrap import ForwardValueAndGrad, TrainOneStepCell, WithEvalCell, WithLossCell
 
-__all__ = ["Cell", "CellList", "SequentialCell", "Parameter", "Conv2d", "BatchNorm2d", "LayerNorm", "Dense", "Dropout",
-           "Embedding", "Flatten", "ReLU", "Sigmoid", "Tanh", "SiLU", "GELU", "Softmax", "LogSoftmax",
-           "get_activation"]
+__all__ = (["Cell", "CellList", "CellDict", "SequentialCell", "Parameter", "Conv1d", "Conv2d", "BatchNorm1d",
+            "BatchNorm2d", "LayerNorm", "GroupNorm", "Dense", "Dropout", "Embedding", "Flatten", "Identity",
+            "MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool1d",
+            "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad", "WithEvalCell"]
+           + activation.__all__ + loss.__all__ + optim.__all__)

@@ -1,4 +1,4 @@
-"""``nn.Cell``: the unit of a network, and ``SequentialCell``.
+"""``nn.Cell``: the unit of a network (the containers are in ``container``).
 
 A Cell registers the Parameters and sub-Cells assigned to its attributes. Calling it runs
 ``construct``: eagerly in PYNATIVE_MODE; in GRAPH_MODE a top-level call compiles ``construct``
@@ -39,8 +39,11 @@ class Cell(metaclass=_CellMeta):
         d["_params"] = OrderedDict()
         d["_cells"] = OrderedDict()
         d["training"] = False
+        d["requires_grad"] = False
+        d["_auto_prefix"] = bool(auto_prefix)
         d["_jit_config"] = None
         d["_graph"] = None
+        d["_cast_to"] = None
 
     # -- registration ---------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -56,6 +59,8 @@ class Cell(metaclass=_CellMeta):
             d["_params"][name] = value
         elif isinstance(value, Cell):
             d["_cells"][name] = value
+            if d["_auto_prefix"]:             # MindSpore's names: "fc.weight", "seq.0.bias"
+                value.update_parameters_name(name + ".")
         object.__setattr__(self, name, value)
         if d.get("_ready"):
             _bump()
@@ -67,7 +72,19 @@ class Cell(metaclass=_CellMeta):
         _bump()
 
     def insert_child_to_cell(self, child_name, child_cell):
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"insert_child_to_cell: child name must be a non-empty str without '.', "
+                           f"got {child_name!r}")
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError(f"insert_child_to_cell: child cell must be a Cell, got {type(child_cell).__name__}")
         setattr(self, child_name, child_cell)
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Prefix the names of this Cell's Parameters (and its descendants' if ``recurse``)."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"update_parameters_name: prefix must be a str, got {type(prefix).__name__}")
+        for p in self.get_parameters(expand=recurse):
+            p.name = prefix + (p.name or "")
 
     def insert_param_to_cell(self, param_name, param):
         setattr(self, param_name, param)
@@ -106,6 +123,10 @@ class Cell(metaclass=_CellMeta):
     def get_parameters(self, expand=True):
         return (p for _, p in self.parameters_and_names(expand=expand))
 
+    def parameters_dict(self, recurse=True):
+        """OrderedDict {Parameter name: Parameter}."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
     def trainable_params(self, recurse=True):
         return [p for p in self.get_parameters(recurse) if p.requires_grad]
 
@@ -117,6 +138,29 @@ class Cell(metaclass=_CellMeta):
         """Training (True) or inference (False) for this Cell and its descendants."""
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = bool(mode)
+        _bump()
+        return self
+
+    def set_grad(self, requires_grad=True):
+        """Mark this Cell as differentiated (a flag: gradients never depend on it here)."""
+        self.__dict__["requires_grad"] = bool(requires_grad)
+        return self
+
+    def apply(self, fn):
+        """``fn(cell)`` for every descendant (children first) and this Cell; returns self."""
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
+        return self
+
+    def to_float(self, dst_type):
+        """Run this Cell with its floating-point Tensor inputs cast to ``dst_type``."""
+        from .. import dtype as D
+        dt = D.as_dtype(dst_type)
+        if dt not in (D.float16, D.float32, D.float64):
+            raise ValueError(f"to_float: dst_type must be a float dtype, got {dst_type}")
+        for _, cell in self.cells_and_names():
+            cell.__dict__["_cast_to"] = dt
         _bump()
         return self
 
@@ -149,7 +193,7 @@ class Cell(metaclass=_CellMeta):
             return builder.call_cell(self, args, kwargs)
         if context.is_graph_mode():
             return self._graph_call(args, kwargs)
-        return self.construct(*args, **kwargs)
+        return self._msjit_inline()(*args, **kwargs)
 
     def _graph_call(self, args, kwargs):
         graph = self.__dict__["_graph"]
@@ -160,8 +204,18 @@ class Cell(metaclass=_CellMeta):
         return graph[1](*args, **kwargs)
 
     def _msjit_inline(self):
-        """What a capture inlines for a call of this Cell: its bound ``construct``."""
-        return self.construct
+        """What a capture inlines for a call of this Cell: its bound ``construct`` (behind the
+        input casts of ``to_float``)."""
+        if self.__dict__["_cast_to"] is None:
+            return self.construct
+        return self._cast_construct
+
+    def _cast_construct(self, *args, **kwargs):
+        from ..ops import cast
+        from ..ops.operands import is_tensor
+        dt = self._cast_to
+        args = [cast(a, dt) if is_tensor(a) and a.dtype.is_floating else a for a in args]
+        return self.construct(*args, **kwargs)
 
     def _msjit_guard(self):
         """Part of the guard key when this Cell is a constant argument of a jitted function."""
@@ -175,53 +229,3 @@ class Cell(metaclass=_CellMeta):
         for name, cell in self._cells.items():
             lines.append(f"  ({name}): " + repr(cell).replace("\n", "\n  "))
         return "\n".join(lines) + (">" if len(lines) == 1 else "\n  >")
-
-
-class _CellContainer(Cell):
-    """Cells (given as arguments, or as one list/tuple/OrderedDict) registered in order as
-    sub-cells "0", "1", ...: indexable, iterable (capture unrolls loops over them), appendable."""
-
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], (list, tuple, dict)):
-            args = args[0]
-        items = args.items() if isinstance(args, dict) else ((str(i), c) for i, c in enumerate(args))
-        for name, cell in items:
-            self._check(name, cell)
-            setattr(self, name, cell)
-
-    def _check(self, name, cell):
-        if not isinstance(cell, Cell):
-            raise TypeError(f"{type(self).__name__}: item {name!r} is a {type(cell).__name__}, not a Cell")
-
-    def __getitem__(self, index):
-        cells = list(self._cells.values())
-        return type(self)(cells[index]) if isinstance(index, slice) else cells[index]
-
-    def __len__(self):
-        return len(self._cells)
-
-    def __iter__(self):
-        return iter(list(self._cells.values()))
-
-    def append(self, cell):
-        self._check(str(len(self)), cell)
-        setattr(self, str(len(self)), cell)
-        return self
-
-
-class SequentialCell(_CellContainer):
-    """``SequentialCell(*args)``: Cells (or one list/OrderedDict of them) applied in order."""
-
-    def construct(self, input_data):
-        for cell in self._cells.values():
-            input_data = cell(input_data)
-        return input_data
-
-
-class CellList(_CellContainer):
-    """``CellList(cells)``: a list of Cells whose parameters belong to the owner; iterate it in
-    ``construct`` (loops over it are unrolled at capture). It is not itself callable."""
-
-    def construct(self, *args, **kwargs):
-        raise TypeError("CellList is a container: iterate over it in construct rather than calling it")

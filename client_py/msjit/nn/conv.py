@@ -1,9 +1,7 @@
-"""Convolution and normalization Cells: Conv2d, BatchNorm2d, LayerNorm."""
+"""Convolution Cells: Conv2d and Conv1d (a Conv2d over a unit height)."""
 from .. import dtype as D
 from .. import ops
-from ..initializer import initializer
 from ..ops.nn_ops import _pair
-from ..parameter import Parameter
 from .cell import Cell
 from .layers import default_bias, default_weight
 
@@ -41,48 +39,22 @@ class Conv2d(Cell):
                 f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")
 
 
-class BatchNorm2d(Cell):
-    """``BatchNorm2d(num_features, eps=1e-5, momentum=0.9, ...)``. Training (``set_train()``
-    or ``use_batch_statistics=True``) normalizes with the batch statistics and updates
-    ``moving = moving * momentum + batch * (1 - momentum)``; inference uses the moving ones."""
+class Conv1d(Conv2d):
+    """``Conv1d(in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+    dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None)`` on (N, C, L):
+    MindSpore's weight (out, in/group, 1, kernel_size) applied as a 2-D convolution of height 1."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
-                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, data_format="NCHW", dtype=D.float32):
-        super().__init__()
-        if not 0 <= momentum <= 1:
-            raise ValueError(f"BatchNorm2d: momentum must be in [0, 1], got {momentum}")
-        self.num_features, self.eps, self.momentum = int(num_features), float(eps), float(momentum)
-        self.use_batch_statistics = use_batch_statistics
-        shape = (self.num_features,)
-        self.gamma = Parameter(initializer(gamma_init, shape, dtype), "gamma", requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, shape, dtype), "beta", requires_grad=affine)
-        self.moving_mean = Parameter(initializer(moving_mean_init, shape, dtype), "mean", requires_grad=False)
-        self.moving_variance = Parameter(initializer(moving_var_init, shape, dtype), "variance",
-                                         requires_grad=False)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype=D.float32):
+        for what, v in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation),
+                        ("padding", padding)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"Conv1d: {what} must be an int, got {v!r}")
+        super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode, (0, 0, padding, padding),
+                         (1, dilation), group, has_bias, weight_init, bias_init, dtype=dtype)
 
     def construct(self, x):
-        if x.ndim != 4:
-            raise ValueError(f"BatchNorm2d: expected a 4-D input (N, C, H, W), got shape {x.shape}")
-        training = self.training if self.use_batch_statistics is None else self.use_batch_statistics
-        return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta,
-                              training, 1.0 - self.momentum, self.eps)
-
-    def extend_repr(self):
-        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}"
-
-
-class LayerNorm(Cell):
-    """``LayerNorm(normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init="ones",
-    beta_init="zeros", epsilon=1e-7)`` over the trailing ``normalized_shape`` dims."""
-
-    def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init="ones",
-                 beta_init="zeros", epsilon=1e-7, dtype=D.float32):
-        super().__init__()
-        self.normalized_shape = tuple(normalized_shape)
-        self.epsilon = epsilon
-        self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype), "gamma")
-        self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), "beta")
-
-    def construct(self, x):
-        return ops.layer_norm(x, self.normalized_shape, self.gamma, self.beta, self.epsilon)
+        if x.ndim != 3:
+            raise ValueError(f"Conv1d: expected a 3-D input (N, C, L), got shape {x.shape}")
+        y = super().construct(ops.expand_dims(x, 2))
+        return ops.squeeze(y, 2)

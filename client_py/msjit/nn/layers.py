@@ -1,45 +1,12 @@
-"""Basic layers: Dense, Flatten, Dropout, Embedding and the activation Cells."""
+"""Basic layers: Dense, Flatten, Identity, Dropout, Embedding."""
 import math
 
 from .. import dtype as D
 from .. import ops
 from ..initializer import HeUniform, Uniform, initializer
 from ..parameter import Parameter
+from .activation import get_activation
 from .cell import Cell
-
-
-def _activation_cell(name, fn, doc, **defaults):
-    def __init__(self, *args, **kwargs):
-        Cell.__init__(self)
-        names = list(defaults)
-        values = {**defaults, **dict(zip(names, args)), **kwargs}
-        for k, v in values.items():
-            setattr(self, k, v)
-
-    def construct(self, x):
-        return fn(x, *(getattr(self, k) for k in defaults))
-
-    return type(name, (Cell,), {"__init__": __init__, "construct": construct, "__doc__": doc,
-                                "__module__": __name__})
-
-
-ReLU = _activation_cell("ReLU", ops.relu, "``max(x, 0)``.")
-Sigmoid = _activation_cell("Sigmoid", ops.sigmoid, "``1 / (1 + exp(-x))``.")
-Tanh = _activation_cell("Tanh", ops.tanh, "``tanh(x)``.")
-SiLU = _activation_cell("SiLU", ops.silu, "``x * sigmoid(x)``.")
-GELU = _activation_cell("GELU", lambda x, approximate: ops.gelu(x, "tanh" if approximate else "none"),
-                        "GELU (``approximate=True``: the tanh form).", approximate=True)
-Softmax = _activation_cell("Softmax", ops.softmax, "Softmax over ``axis``.", axis=-1)
-LogSoftmax = _activation_cell("LogSoftmax", ops.log_softmax, "Log-softmax over ``axis``.", axis=-1)
-
-_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU, "gelu": GELU,
-                "softmax": Softmax, "logsoftmax": LogSoftmax}
-
-
-def get_activation(name):
-    if name not in _ACTIVATIONS:
-        raise ValueError(f"activation {name!r} is not supported; valid names are {', '.join(map(repr, _ACTIVATIONS))}")
-    return _ACTIVATIONS[name]()
 
 
 def default_weight(init, shape, dtype):
@@ -81,6 +48,16 @@ class Flatten(Cell):
 
     def construct(self, x):
         return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Identity(Cell):
+    """``Identity()``: returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def construct(self, x):
+        return x
 
 
 class Dropout(Cell):

@@ -1,0 +1,125 @@
+"""Pooling Cells: MaxPool2d, AvgPool2d, MaxPool1d, AvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool1d.
+
+``pad_mode`` ("valid", "same", "pad") resolves into the explicit padding of the pool
+primitives; "same" averages over the window's valid elements only, as MindSpore does. The 1-D
+pools are the 2-D ones over a unit height.
+"""
+from .. import ops
+from ..ops.nn_ops import _pair, resolve_padding
+from .cell import Cell
+
+
+class _Pool2d(Cell):
+    _rank = 4
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, data_format="NCHW"):
+        super().__init__()
+        name = type(self).__name__
+        if ceil_mode:
+            raise ValueError(f"{name}: ceil_mode=True is not supported")
+        if data_format != "NCHW":
+            raise ValueError(f"{name}: only data_format='NCHW' is supported, got {data_format!r}")
+        pad_mode = pad_mode.lower()
+        self.kernel_size, self.stride = self._size(name, "kernel_size", kernel_size), self._size(name, "stride", stride)
+        self.pad_mode, self.padding = pad_mode, self._padding(padding)
+        resolve_padding(name, pad_mode, self.padding, (1, 1), (1, 1), (1, 1), (1, 1))   # validate
+
+    def _size(self, name, what, v):
+        return _pair(name, what, v)
+
+    def _padding(self, padding):
+        return padding
+
+    def _explicit_padding(self, x):
+        return resolve_padding(type(self).__name__, self.pad_mode, self.padding, x.shape[2:], self.kernel_size,
+                               self.stride, (1, 1))
+
+    def construct(self, x):
+        if x.ndim != self._rank:
+            raise ValueError(f"{type(self).__name__}: expected an input of rank {self._rank}, got shape {x.shape}")
+        if self._rank == 3:
+            return ops.squeeze(self._pool(ops.expand_dims(x, 2)), 2)
+        return self._pool(x)
+
+    def extend_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
+
+
+class MaxPool2d(_Pool2d):
+    """``MaxPool2d(kernel_size=1, stride=1, pad_mode="valid", padding=0, ...)`` on (N, C, H, W)."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False, data_format="NCHW"):
+        if dilation not in (1, (1, 1)) or return_indices:
+            raise ValueError(f"{type(self).__name__}: dilation and return_indices are not supported")
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
+
+    def _pool(self, x):
+        return ops.max_pool2d(x, self.kernel_size, self.stride, self._explicit_padding(x))
+
+
+class AvgPool2d(_Pool2d):
+    """``AvgPool2d(kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)`` on (N, C, H, W)."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None, data_format="NCHW"):
+        if divisor_override:
+            raise ValueError(f"{type(self).__name__}: divisor_override is not supported")
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
+        self.count_include_pad = bool(count_include_pad) and self.pad_mode != "same"
+
+    def _pool(self, x):
+        return ops.avg_pool2d(x, self.kernel_size, self.stride, self._explicit_padding(x),
+                              count_include_pad=self.count_include_pad)
+
+
+class _Pool1d:
+    """Mixin: int sizes on (N, C, L), pooled as (N, C, 1, L)."""
+    _rank = 3
+
+    def _size(self, name, what, v):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name}: {what} must be a positive int, got {v!r}")
+        return (1, v)
+
+    def _padding(self, padding):
+        return (0, 0, padding, padding) if isinstance(padding, int) else (0, 0) + tuple(padding)
+
+
+class MaxPool1d(_Pool1d, MaxPool2d):
+    """``MaxPool1d(kernel_size=1, stride=1, pad_mode="valid", padding=0, ...)`` on (N, C, L)."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__(kernel_size, stride, pad_mode, padding, dilation, return_indices, ceil_mode)
+
+
+class AvgPool1d(_Pool1d, AvgPool2d):
+    """``AvgPool1d(kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+    count_include_pad=True)`` on (N, C, L)."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, count_include_pad)
+
+
+class AdaptiveAvgPool2d(Cell):
+    """``AdaptiveAvgPool2d(output_size)``: average over adaptive bins of (N, C, H, W)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, input):
+        return ops.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool1d(Cell):
+    """``AdaptiveAvgPool1d(output_size)``: average over adaptive bins of (N, C, L)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, input):
+        return ops.adaptive_avg_pool1d(input, self.output_size)
