@@ -1,23 +1,30 @@
-"""``import mindspore`` as an alias of msjit's implementation of the spec'd surface.
+"""``import mindspore``: MindSpore's module layout over msjit's implementation.
 
-Submodules are registered in sys.modules so that ``import mindspore.ops as ops`` and
-``from mindspore import ops`` give the very same module objects as ``msjit.ops``.
+Real modules mirror msjit's (``mindspore.ops``, ``.ops.functional``, ``.ops.composite``,
+``.ops.operations``, ``.common`` and its submodules, ``.context``, ``.train``, ``.dataset``),
+sharing its objects; ``mindspore.nn`` and ``mindspore.numpy`` are msjit.nn and msjit.numpy
+themselves, submodules included (see _alias).
 """
-import sys
-import types
+import importlib.util as _util
 
-import msjit
-from msjit import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, JitConfig, Parameter, Tensor,
-                   bool_, context, dtype, float16, float32, float64, get_context, grad, initializer, int32,
-                   int64, jit, nn, ops, set_context, set_seed, value_and_grad)
+import msjit as _impl
 
-common = types.ModuleType(__name__ + ".common", "mindspore.common: initializer")
-common.initializer = initializer
-for _name, _module in (("ops", ops), ("dtype", dtype), ("nn", nn), ("context", context),
-                       ("common", common), ("common.initializer", initializer)):
-    sys.modules[f"{__name__}.{_name}"] = _module
+from ._alias import alias as _alias
+from ._reexport import reexport as _reexport
 
-__version__ = msjit.__version__
-__all__ = ["Tensor", "Parameter", "jit", "JitConfig", "grad", "value_and_grad", "ops", "nn", "dtype", "context", "set_context",
-           "get_context", "GRAPH_MODE", "PYNATIVE_MODE", "STRICT", "COMPATIBLE", "LAX", "set_seed",
-           "float16", "float32", "float64", "int32", "int64", "bool_"]
+_alias("mindspore.nn", "msjit.nn")
+_alias("mindspore.numpy", "msjit.numpy")
+
+__all__ = _reexport(globals(), _impl)
+from . import common, context, dataset, nn, ops, train  # noqa: E402
+from .common import dtype  # noqa: E402  (mindspore.dtype is mindspore.common.dtype)
+from .common.dtype import *  # noqa: E402,F401,F403
+
+if _util.find_spec("msjit.numpy") is not None:
+    from . import numpy  # noqa: F401
+
+from .train.callback import Callback, LossMonitor  # noqa: E402
+
+__all__ += [n for n in common.dtype.__all__ if n not in __all__] + ["common", "dataset", "Callback",
+                                                                  "LossMonitor", "numpy"]
+__version__ = _impl.__version__

@@ -11,7 +11,7 @@ JIT_LEVELS = ("O0", "O1")
 CONFIG_JIT_LEVELS = ("O0", "O1", "O2")     # JitConfig also accepts the experimental O2
 BACKENDS = ("", "ms_backend", "GE")
 EXC_MODES = ("auto", "sink", "no_sink")
-SYNTAX_LEVELS = ("", "STRICT", "LAX")
+SYNTAX_LEVELS = ("", "STRICT", "COMPATIBLE", "LAX")
 OPTIONS = {                                # option -> valid values (None: checked by a function)
     "disable_format_transform": (True, False),
     "exec_order": ("bfs", "dfs"),
@@ -82,8 +82,9 @@ class JitConfig:
     """``mindspore.JitConfig(jit_level="O1", exc_mode="auto", jit_syntax_level="", **kwargs)``.
 
     ``exc_mode`` picks the executor (sink = whole graph, as backend="GE"; no_sink = kernel by
-    kernel, as "ms_backend"); ``jit_syntax_level`` STRICT means fullgraph=True, LAX and ""
-    fullgraph=False; kwargs are the backend options of ``jit``.
+    kernel, as "ms_backend"); ``jit_syntax_level`` STRICT means fullgraph=True; LAX, COMPATIBLE and ""
+    fullgraph=False (unsupported syntax falls back to Python, so COMPATIBLE accepts every program
+    LAX accepts); kwargs are the backend options of ``jit``.
     """
 
     def __init__(self, jit_level="O1", exc_mode="auto", jit_syntax_level="", **kwargs):
@@ -103,3 +104,23 @@ class JitConfig:
         backend = {"auto": "", "sink": "GE", "no_sink": "ms_backend"}[d.pop("exc_mode")]
         fullgraph = d.pop("jit_syntax_level") == "STRICT"
         return CompileConfig(capture_mode, d.pop("jit_level"), fullgraph, backend, False, d)
+
+
+def jit_class(cls):
+    """``mindspore.jit_class``: mark a class whose instances jit functions may use. Capture already
+    reads any object's attributes as constants and interprets its methods as user code, so the
+    mark (``__ms_class__``, as MindSpore sets) changes nothing; non-classes are a TypeError."""
+    if not isinstance(cls, type):
+        raise TypeError(f"Decorator jit_class can only be used for class type, but got {cls!r}")
+    cls.__ms_class__ = True
+    return cls
+
+
+def mutable(input_data, dynamic_len=False):
+    """``mindspore.mutable``: returns ``input_data`` unchanged. In MindSpore a mutable tuple or
+    scalar is a graph input rather than a constant; msjit keeps it a constant of the compile
+    guard (a new value recompiles), which gives the same results."""
+    return input_data
+
+
+mutable._msjit_records = True    # capture calls it on tracers (it records nothing)

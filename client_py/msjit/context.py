@@ -1,18 +1,42 @@
-"""``set_context`` / ``get_context``: the execution mode and the settings graph compiles use.
+"""``set_context`` / ``get_context`` / ``set_device`` / ``set_seed``: the process-wide settings.
 
 GRAPH_MODE compiles every top-level Cell call through msjitd (its ``construct`` as with ``jit``);
 PYNATIVE_MODE (the default, as in MindSpore 2.x) runs Cells eagerly, where a ``@jit``
 ``construct`` still compiles that Cell alone.
+
+Keys that change behavior: ``mode``, ``device_target`` (only "CPU"), ``jit_syntax_level``
+(STRICT = fullgraph; COMPATIBLE behaves as LAX: unsupported syntax falls back to Python) and
+``jit_config``. Every other key MindSpore programs commonly pass (``save_graphs``,
+``max_call_depth``, ``pynative_synchronize``, ``runtime_num_threads``, ...) is accepted and
+recorded for ``get_context`` but has no effect: msjit has no graph dumps, runs synchronously
+and does not limit recursion.
 """
+import logging
+import numbers
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 STRICT, COMPATIBLE, LAX = 0, 1, 2          # jit_syntax_level
 SYNTAX_LEVEL_NAMES = {STRICT: "STRICT", COMPATIBLE: "COMPATIBLE", LAX: "LAX"}
 DEVICE_TARGETS = ("CPU",)
 
+logger = logging.getLogger(__name__)
+
 _settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0, "jit_syntax_level": LAX,
-             "jit_config": None, "save_graphs": False, "save_graphs_path": ".", "max_call_depth": 1000,
-             "pynative_synchronize": False, "memory_optimize_level": "O0", "max_device_memory": None}
+             "jit_config": None}
+# Accepted and recorded, no effect in msjit (see the module docstring): key -> default.
+NO_OP_KEYS = {"save_graphs": False, "save_graphs_path": ".", "max_call_depth": 1000, "jit_level": "O0",
+              "pynative_synchronize": False, "memory_optimize_level": "O0", "max_device_memory": "1024GB",
+              "runtime_num_threads": 30, "inter_op_parallel_num": 0, "enable_graph_kernel": False,
+              "graph_kernel_flags": "", "enable_compile_cache": False, "compile_cache_path": ".",
+              "enable_reduce_precision": True, "enable_auto_mixed_precision": False, "check_bprop": False,
+              "grad_for_scalar": False, "enable_sparse": False, "deterministic": "OFF", "precompile_only": False,
+              "reserve_class_name_in_scope": True, "print_file_path": "", "env_config_path": "",
+              "mempool_block_size": "1GB", "op_timeout": 1900, "variable_memory_max_size": "0",
+              "debug_level": 0, "support_binary": False, "disable_format_transform": False,
+              "exec_order": "bfs", "ascend_config": None, "gpu_config": None, "aoe_tune_mode": "",
+              "aoe_config": None, "memory_offload": "OFF", "device_memory_optimize_level": "O0"}
+_settings.update(NO_OP_KEYS)
+_seed = None
 
 
 def _check_mode(v):
@@ -32,6 +56,8 @@ def _check_syntax_level(v):
     if v not in SYNTAX_LEVEL_NAMES or isinstance(v, bool):
         raise ValueError("set_context: jit_syntax_level must be mindspore.STRICT, COMPATIBLE or LAX; "
                          f"got {v!r}")
+    if v == COMPATIBLE:
+        logger.debug("jit_syntax_level=COMPATIBLE: unsupported syntax falls back to Python, as with LAX")
     return v
 
 
@@ -64,6 +90,34 @@ def get_context(attr_key):
         raise ValueError(f"get_context: unknown key {attr_key!r}; valid keys are "
                          f"{', '.join(map(repr, _settings))}")
     return _settings[attr_key]
+
+
+def set_device(device_target, device_id=None):
+    """``mindspore.set_device``: "CPU" is the only target (RuntimeError for any other, as
+    MindSpore raises on a machine without that device)."""
+    if device_target not in DEVICE_TARGETS:
+        raise RuntimeError(f"set_device: unsupported device target {device_target!r}; msjit runs on "
+                           f"{', '.join(map(repr, DEVICE_TARGETS))}")
+    if device_id is not None and (not isinstance(device_id, int) or isinstance(device_id, bool) or device_id < 0):
+        raise ValueError(f"set_device: device_id must be an int >= 0, got {device_id!r}")
+    _settings.update(device_target=device_target, device_id=device_id or 0)
+
+
+def set_seed(seed):
+    """``mindspore.set_seed``: the global seed of initializers and eager random ops."""
+    if not isinstance(seed, numbers.Integral):
+        raise TypeError(f"set_seed: the argument 'seed' must be type of int, but got {type(seed)}")
+    if isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"set_seed: 'seed' must be an int >= 0, got {seed!r}")
+    global _seed
+    from . import initializer
+    initializer.set_seed(int(seed))
+    _seed = int(seed)
+
+
+def get_seed():
+    """The seed given to ``set_seed`` (None before any call), as in MindSpore."""
+    return _seed
 
 
 def is_graph_mode():

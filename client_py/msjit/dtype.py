@@ -5,13 +5,24 @@ from .proto import mindir_pb2
 
 
 class DType:
-    """A tensor element type: its numpy dtype and its MindIR ``DataType``. One object per type."""
+    """A tensor element type: its numpy dtype and its MindIR ``DataType``. One object per type.
 
-    __slots__ = ("name", "np", "proto", "is_floating", "_display")
+    Types the compiler has no ``DataType`` for (int8, uint8, ...) exist for eager numpy use:
+    reading ``proto`` (what serializing a graph does) raises a TypeError naming the type.
+    """
+
+    __slots__ = ("name", "np", "_proto", "is_floating", "_display")
 
     def __init__(self, name, np_dtype, proto, display):
-        self.name, self.np, self.proto, self._display = name, np.dtype(np_dtype), proto, display
+        self.name, self.np, self._proto, self._display = name, np.dtype(np_dtype), proto, display
         self.is_floating = self.np.kind == "f"
+
+    @property
+    def proto(self):
+        if self._proto is None:
+            raise TypeError(f"dtype {self._display} is not supported by the msjit compiler (it compiles "
+                            f"{', '.join(repr(d) for d in ALL)}); use it eagerly or cast the tensor")
+        return self._proto
 
     def __repr__(self):  # MindSpore prints dtypes as Float32, Int64, Bool
         return self._display
@@ -27,10 +38,32 @@ int32 = DType("int32", np.int32, mindir_pb2.DT_INT32, "Int32")
 int64 = DType("int64", np.int64, mindir_pb2.DT_INT64, "Int64")
 bool_ = DType("bool_", np.bool_, mindir_pb2.DT_BOOL, "Bool")
 
-ALL = (float16, float32, float64, int32, int64, bool_)
+ALL = (float16, float32, float64, int32, int64, bool_)     # what msjitd compiles
 FLOATING = frozenset(d for d in ALL if d.is_floating)
 NUMERIC = frozenset(ALL) - {bool_}
-_BY_NUMPY = {d.np: d for d in ALL}
+
+# Eager-only types (MindSpore's other numeric types): Tensors of them hold numpy data; ops and
+# compiled graphs reject them with the op's dtype error.
+int8 = DType("int8", np.int8, None, "Int8")
+int16 = DType("int16", np.int16, None, "Int16")
+uint8 = DType("uint8", np.uint8, None, "UInt8")
+uint16 = DType("uint16", np.uint16, None, "UInt16")
+uint32 = DType("uint32", np.uint32, None, "UInt32")
+uint64 = DType("uint64", np.uint64, None, "UInt64")
+EAGER_ONLY = (int8, int16, uint8, uint16, uint32, uint64)
+_BY_NUMPY = {d.np: d for d in ALL + EAGER_ONLY}
+
+# MindSpore's aliases (``mstype.half``, ``mindspore.float_``, ...): the same objects.
+half, single, double, float_ = float16, float32, float64, float32
+byte, ubyte, short, ushort = int8, uint8, int16, uint16
+intc, uintc, intp, uintp, long = int32, uint32, int64, uint64, int64
+int_, uint = int64, uint64
+number_type = tuple(ALL + EAGER_ONLY)
+float_type = (float16, float32, float64)
+int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
+all_types = number_type
+_PYTYPES = {bool: bool_, int: int64, float: float32}
 
 
 def from_numpy(np_dtype):
@@ -42,8 +75,35 @@ def from_numpy(np_dtype):
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
-        names = ", ".join(d.name for d in ALL)
+        names = ", ".join(d.name for d in ALL + EAGER_ONLY)
         raise TypeError(f"unsupported dtype {np_dtype!r}; msjit supports {names}") from None
+
+
+def dtype_to_nptype(type_):
+    """``mindspore.dtype_to_nptype``: the numpy scalar type of a dtype."""
+    return as_dtype(type_).np.type
+
+
+def pytype_to_dtype(obj):
+    """``mindspore.pytype_to_dtype``: bool -> bool_, int -> int64, float -> float32 (dtypes and
+    numpy types as they are)."""
+    return _PYTYPES[obj] if obj in _PYTYPES else as_dtype(obj)
+
+
+def dtype_to_pytype(type_):
+    """``mindspore.dtype_to_pytype``: the Python type a dtype's scalars convert to."""
+    kind = as_dtype(type_).np.kind
+    return bool if kind == "b" else float if kind == "f" else int
+
+
+def get_py_obj_dtype(obj):
+    """The dtype of a Tensor, or of a Python scalar as a lone value (``DEFAULT_FOR_KIND``)."""
+    if hasattr(obj, "dtype") and isinstance(obj.dtype, DType):
+        return obj.dtype
+    kind = scalar_kind(obj)
+    if kind is None:
+        raise TypeError(f"get_py_obj_dtype: no dtype for a {type(obj).__name__}")
+    return DEFAULT_FOR_KIND[kind]
 
 
 def as_dtype(x):

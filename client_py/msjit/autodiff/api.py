@@ -6,8 +6,12 @@
   that node, cached like any jitted function; forward and backward are one artifact.
 - PyNative: the eager tape (autodiff.tape) over numpy kernels.
 
-Which outputs are differentiated: the first (``has_aux``) or all tensor outputs, summed, each
-weighted by its sensitivity (ones unless ``sens_param``).
+Which outputs are differentiated: the first (``has_aux``) or all floating-point tensor outputs,
+summed, each weighted by its sensitivity (ones unless ``sens_param``); see outputs.py.
+
+What the call returns follows MindSpore: an argument at ``grad_position`` that is not a Tensor
+(a tuple of tensors, a number) has no gradient and is left out (its own gradient is ``()``);
+one remaining gradient is returned alone, several as a tuple (``get_all``: always a tuple).
 """
 from dataclasses import replace
 
@@ -19,22 +23,23 @@ from ..parameter import Parameter
 from ..tensor import Tensor
 from . import tape
 from .body import record_grad
-from .outputs import differentiated, not_a_tensor
+from .outputs import differentiated, sensitivities
 
 _ALL = "all"   # GradOperation(get_all=True): every Tensor argument
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False):
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """``mindspore.grad``: a function returning the gradients of ``fn`` with respect to the
     arguments at ``grad_position`` (int, tuple of ints, or None) and/or ``weights`` (a
-    Parameter or a list of them, e.g. ``net.trainable_params()``). With ``has_aux``, only the
-    first output is differentiated and the call returns ``(gradients, other outputs)``."""
-    return GradFunction(fn, grad_position, weights, has_aux)
+    Parameter, a list or a ParameterTuple, e.g. ``net.trainable_params()``). With ``has_aux``,
+    only the first output is differentiated and the call returns ``(gradients, other outputs)``;
+    with ``return_ids``, each gradient is paired with its position or Parameter name."""
+    return GradFunction(fn, grad_position, weights, has_aux, return_ids=return_ids)
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """``mindspore.value_and_grad``: like ``grad``, returning ``(fn's outputs, gradients)``."""
-    return GradFunction(fn, grad_position, weights, has_aux, with_value=True)
+    return GradFunction(fn, grad_position, weights, has_aux, with_value=True, return_ids=return_ids)
 
 
 class GradOperation:
@@ -60,7 +65,7 @@ class GradFunction:
     _msjit_records = True   # capture calls it on tracers: it records its own Grad node
     _msjit_capture = "trace"   # jit(grad(f)) traces this object: it only records a Grad node
 
-    def __init__(self, fn, grad_position, weights, has_aux, with_value=False, sens_param=False):
+    def __init__(self, fn, grad_position, weights, has_aux, with_value=False, sens_param=False, return_ids=False):
         if not callable(fn):
             raise TypeError(f"grad: expected a function or Cell, got {type(fn).__name__}")
         if grad_position is None and weights is None:
@@ -74,7 +79,7 @@ class GradFunction:
             raise TypeError("grad: weights must be Parameters (e.g. net.trainable_params())")
         self.single_weight = isinstance(weights, Parameter)
         self.has_weights = weights is not None
-        self.with_value, self.sens_param = with_value, sens_param
+        self.with_value, self.sens_param, self.return_ids = with_value, sens_param, bool(return_ids)
         self._fn_name = getattr(fn, "__qualname__", type(fn).__name__)
         self.__qualname__ = f"grad({self._fn_name})"
         self._compiled = None       # (guard, JitFunction) of the compiled path
@@ -88,7 +93,7 @@ class GradFunction:
         return self._call(args, kwargs, sens)
 
     def _call(self, args, kwargs, sens):
-        positions = self._positions(args)
+        positions = tuple(p for p in self._positions(args) if isinstance(args[p], (Tensor, Tracer)))
         builder = current_builder() or next((a.builder for a in args if type(a) is Tracer), None)
         if builder is not None:
             value, grads = record_grad(builder, self.fn, args, kwargs, positions, self.weights, self.has_aux, sens)
@@ -96,7 +101,7 @@ class GradFunction:
             return self._compiled_function(0 if sens is None else len(sens))(*args, *(sens or ()), **kwargs)
         else:
             value, grads = self._eager(args, kwargs, positions, sens)
-        return self._present(value, grads, len(positions))
+        return self._present(value, grads, positions)
 
     def _positions(self, args):
         if self.position is None:
@@ -112,16 +117,13 @@ class GradFunction:
     def _eager(self, args, kwargs, positions, sens):
         args = list(args)
         for i in positions:
-            if not isinstance(args[i], Tensor):
-                raise not_a_tensor(i, args[i])
             if type(args[i]) is Tensor:   # its own identity: a tensor passed twice gets two gradients
                 args[i] = tape.alias(args[i])
         out, backward = tape.vjp(self.fn, args, kwargs, [args[i] for i in positions] + list(self.weights))
         leaves = _leaves(out)
-        diff = [leaves[i] for i in differentiated(leaves, self.has_aux, self._fn_name)[0]]
-        if sens is not None and len(sens) != len(diff):
-            raise ValueError(f"grad: sens_param expects {len(diff)} sensitivities, got {len(sens)}")
-        return out, list(backward(list(zip(diff, sens or [None] * len(diff)))))
+        diff = differentiated(leaves, self.has_aux, self._fn_name)[0]
+        sens = [None] * len(diff) if sens is None else sensitivities(sens, leaves, self.has_aux, diff)
+        return out, list(backward([(leaves[i], s) for i, s in zip(diff, sens)]))
 
     def _compiles(self):
         return context.is_graph_mode() or hasattr(self.fn, "_msjit_source_fn")
@@ -144,11 +146,15 @@ class GradFunction:
             self._compiled = (key, JitFunction(entry, replace(config, capture_mode="trace")))
         return self._compiled[1]
 
-    def _present(self, value, grads, npos):
-        """MindSpore's return structure: input gradients (one, or a tuple), Parameter gradients
-        (a tuple), or both as a pair; then the value or the auxiliary outputs."""
-        pos, ws = grads[:npos], grads[npos:]
-        pos = pos[0] if isinstance(self.position, int) else tuple(pos)
+    def _present(self, value, grads, positions):
+        """MindSpore's return structure: input gradients (one alone, else a tuple), Parameter
+        gradients (one alone for a single Parameter, else a tuple), or both as a pair; then the
+        value or the auxiliary outputs."""
+        pos, ws = grads[:len(positions)], grads[len(positions):]
+        if self.return_ids:
+            pos = [(i, g) for i, g in zip(positions, pos)]
+            ws = [(w.name, g) for w, g in zip(self.weights, ws)]
+        pos = pos[0] if len(pos) == 1 and self.position != _ALL else tuple(pos)
         ws = ws[0] if self.single_weight else tuple(ws)
         if self.position is None:
             result = ws

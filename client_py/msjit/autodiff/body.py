@@ -13,7 +13,7 @@ from ..core import ShapedArray, Tracer
 from ..capture.trace import _TraceBuilder
 from ..errors import UnsupportedSyntaxError
 from ..tensor import Tensor
-from .outputs import differentiated, not_a_tensor
+from .outputs import differentiated, sensitivities
 
 logger = logging.getLogger(__name__)
 
@@ -66,10 +66,7 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
     for i, a in enumerate(args):
         if isinstance(a, (Tensor, Tracer)):
             body_args[i] = body.input(outer.lift(a), a.aval if type(a) is Tracer else ShapedArray.of(a._array))
-    for i in positions:
-        if type(body_args[i]) is not Tracer:
-            raise not_a_tensor(i, args[i])
-        wrt.append(i)
+    wrt.extend(positions)     # (tensor arguments only: GradFunction leaves the others out)
     for p in weights:
         name = body.parameter(p).name
         wrt.append([n for n, _, _ in body.inputs].index(name))
@@ -84,7 +81,7 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
     outputs += [t for _, t in updates]
     sens_operands = []
     if sens is not None:
-        sens = [outer.lift(s) for s in sens]
+        sens = [outer.lift(s) for s in sensitivities(sens, leaves, has_aux, diff)]
         if len(sens) != len(diff) or any(s.aval != o.aval for s, o in zip(sens, outputs)):
             raise ValueError(f"grad: sens_param expects one sensitivity per output with its shape and dtype "
                              f"({[str(o.aval) for o in outputs[:len(diff)]]}), got {[str(s.aval) for s in sens]}")

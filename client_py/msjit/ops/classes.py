@@ -2,11 +2,20 @@
 
 An instance holds the class's construction attributes and, when called, applies the functional
 op with them, eagerly or under capture alike (capture treats instances as op calls). The classes
-are generated from one table below instead of being written out one by one.
+are generated from one table below instead of being written out one by one. Entries name their
+functional op as a string, looked up in ``msjit.ops`` when called, so a class whose op another
+module adds later works as soon as that op exists (until then, calling it is a
+NotImplementedError naming the op).
 """
-from . import array_ops as A
-from . import functional as F
-from . import nn_ops as N
+import logging
+import math
+import sys
+
+from .. import dtype as D
+from .. import ops as _ops   # (partially initialized here; only read when a class is called)
+from ..core import current_builder
+
+logger = logging.getLogger(__name__)
 
 
 class PrimitiveOp:
@@ -29,43 +38,206 @@ class PrimitiveOp:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.attrs.items())})"
 
 
-def _reduce(fn):
-    return lambda x, axis=(), *, keep_dims: fn(x, None if axis == () else axis, keep_dims)
+def _op(name):
+    """The functional op ``msjit.ops.<name>``, resolved at call time."""
+    def find():
+        fn = getattr(_ops, name, None)
+        if fn is None:
+            raise NotImplementedError(f"ops.{name} is not implemented in msjit yet")
+        return fn
+    return find
 
 
-_TABLE = {  # class name -> (call with the attrs as keywords, attrs with their defaults)
-    "Add": (F.add, {}), "Sub": (F.sub, {}), "Mul": (F.mul, {}), "Div": (F.div, {}),
-    "RealDiv": (F.div, {}), "Pow": (F.pow, {}), "Maximum": (F.maximum, {}), "Minimum": (F.minimum, {}),
-    "Equal": (F.equal, {}), "NotEqual": (F.not_equal, {}), "Less": (F.less, {}),
-    "LessEqual": (F.less_equal, {}), "Greater": (F.greater, {}), "GreaterEqual": (F.greater_equal, {}),
-    "LogicalAnd": (F.logical_and, {}), "LogicalOr": (F.logical_or, {}), "LogicalNot": (F.logical_not, {}),
-    "Neg": (F.neg, {}), "ReLU": (F.relu, {}), "Abs": (F.abs, {}), "Exp": (F.exp, {}), "Log": (F.log, {}),
-    "Sqrt": (F.sqrt, {}), "Rsqrt": (F.rsqrt, {}), "Square": (F.square, {}), "Sigmoid": (F.sigmoid, {}),
-    "Tanh": (F.tanh, {}), "Sin": (F.sin, {}), "Cos": (F.cos, {}), "Erf": (F.erf, {}),
-    "Select": (F.where, {}),
-    "MatMul": (F.batch_matmul, {"transpose_a": False, "transpose_b": False}),
-    "BatchMatMul": (lambda x, y, **t: F.batch_matmul(x, y, name="BatchMatMul", **t),
-                    {"transpose_a": False, "transpose_b": False}),
-    "ReduceSum": (_reduce(F.sum), {"keep_dims": False}),
-    "ReduceMean": (_reduce(F.mean), {"keep_dims": False}),
-    "ReduceMax": (_reduce(F.amax), {"keep_dims": False}),
-    "ReduceMin": (_reduce(F.amin), {"keep_dims": False}),
-    "Reshape": (F.reshape, {}), "Transpose": (F.transpose, {}), "Cast": (F.cast, {}),
-    "Concat": (A.concat, {"axis": 0}), "ExpandDims": (A.expand_dims, {}),
-    "Squeeze": (lambda x, *, axis: A.squeeze(x, axis or None), {"axis": ()}),
-    "Tile": (A.tile, {}), "BroadcastTo": (A.broadcast_to, {"shape": None}),
-    "Gather": (A.gather, {}), "OnesLike": (A.ones_like, {}), "ZerosLike": (A.zeros_like, {}),
-    "Softmax": (N.softmax, {"axis": -1}), "LogSoftmax": (lambda x, *, axis: N.log_softmax(x, axis), {"axis": -1}),
-    "GeLU": (N.gelu, {}), "SiLU": (N.silu, {}),
+def _same(name):
+    """Call the op with the call's arguments and the attributes as keywords."""
+    find = _op(name)
+    return lambda *args, **attrs: find()(*args, **attrs)
+
+
+def _o(name):
+    """Shorthand in the adapters below: the functional op itself (resolved at call time)."""
+    return _op(name)()
+
+
+def _reduce(name):
+    return lambda x, axis=(), *, keep_dims, **_: _o(name)(x, None if axis == () else axis, keep_dims)
+
+
+def _cumulative(name):
+    def apply(x, axis, *, exclusive, reverse):
+        if reverse:
+            x = _o("flip")(x, (axis,))
+        out = _o(name)(x, axis)
+        if exclusive:   # shift by one along axis: identity element first
+            n = x.shape[axis]
+            pad = _o("ones_like" if name == "cumprod" else "zeros_like")(_o("narrow")(x, axis, 0, 1))
+            out = _o("concat")((pad, _o("narrow")(out, axis, 0, n - 1)), axis)
+        return _o("flip")(out, (axis,)) if reverse else out
+    return apply
+
+
+def _print(*args):
+    """Print's values (MindSpore prints eagerly; a compiled graph cannot print)."""
+    if current_builder() is not None or any(type(a).__name__ == "Tracer" for a in args):
+        logger.warning("ops.Print under jit: msjit does not print from compiled graphs; the values "
+                       "are not printed (call it outside jit, or return the values)")
+        return None
+    sys.stdout.write(" ".join(str(a) for a in args) + "\n")
+    return None
+
+
+def _bias_add(x, bias, *, data_format):
+    axis = x.ndim - 1 if data_format == "NHWC" else 1
+    return _o("add")(x, _o("reshape")(bias, (-1,) + (1,) * (x.ndim - 1 - axis)))
+
+
+def _l2_normalize(x, *, axis, epsilon):
+    norm2 = _o("sum")(_o("square")(x), axis, True)
+    return _o("div")(x, _o("sqrt")(_o("maximum")(norm2, epsilon)))
+
+
+def _softmax_ce(logits, labels):
+    """(per-sample loss, gradient of the loss w.r.t. the logits), as the primitive returns."""
+    loss = _o("neg")(_o("sum")(_o("mul")(labels, _o("log_softmax")(logits, -1)), -1))
+    return loss, _o("sub")(_o("softmax")(logits, -1), labels)
+
+
+def _sparse_softmax_ce(logits, labels, *, is_grad):
+    dense = _o("one_hot")(labels, logits.shape[-1], 1.0, 0.0)
+    loss, grad = _softmax_ce(logits, _o("cast")(dense, logits.dtype))
+    return _o("div")(grad, logits.shape[0]) if is_grad else _o("mean")(loss)
+
+
+def _conv2d(x, w, *, out_channel, kernel_size, mode, pad_mode, pad, stride, dilation, group, data_format):
+    return _o("conv2d")(x, w, None, _hw(stride), pad_mode.lower(), pad, _hw(dilation), group)
+
+
+def _hw(v):
+    """A primitive's (1, 1, h, w) / (h, w) / int stride or dilation as (h, w)."""
+    return v if isinstance(v, int) else tuple(v)[-2:]
+
+
+def _pool(name):
+    def apply(x, *, kernel_size, strides, pad_mode, data_format):
+        if pad_mode.lower() != "valid":
+            raise ValueError(f"{name}: pad_mode {pad_mode!r} is not supported by msjit; use 'valid'")
+        return _o(name)(x, _hw(kernel_size), _hw(strides))
+    return apply
+
+
+_NO = {}
+_KD = {"keep_dims": False}
+_TRANSPOSE = {"transpose_a": False, "transpose_b": False}
+_TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywords, attrs with defaults)
+    # elementwise, the functional op as it is
+    **{cls: (_same(fn), _NO) for cls, fn in {
+        "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "RealDiv": "div", "Pow": "pow",
+        "Maximum": "maximum", "Minimum": "minimum", "Equal": "equal", "NotEqual": "not_equal", "Less": "less",
+        "LessEqual": "less_equal", "Greater": "greater", "GreaterEqual": "greater_equal",
+        "LogicalAnd": "logical_and", "LogicalOr": "logical_or", "LogicalNot": "logical_not", "Neg": "neg",
+        "ReLU": "relu", "Abs": "abs", "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Rsqrt": "rsqrt",
+        "Square": "square", "Sigmoid": "sigmoid", "Tanh": "tanh", "Sin": "sin", "Cos": "cos", "Erf": "erf",
+        "Erfc": "erfc", "Floor": "floor", "Ceil": "ceil", "FloorDiv": "floor_divide", "FloorMod": "floor_mod",
+        "Mod": "fmod", "Sign": "sign", "Reciprocal": "reciprocal", "Sinh": "sinh", "Cosh": "cosh", "Tan": "tan",
+        "Atan": "atan", "Asin": "asin", "Acos": "acos", "Atan2": "atan2", "Log1p": "log1p", "Expm1": "expm1",
+        "Xlogy": "xlogy", "Lerp": "lerp", "IsNan": "isnan", "IsInf": "isinf", "IsFinite": "isfinite",
+        "ReLU6": "relu6", "HSwish": "hardswish", "HSigmoid": "hardsigmoid", "FastGeLU": "fast_gelu",
+        "Softplus": "softplus", "Softsign": "softsign", "Mish": "mish", "GeLU": "gelu", "SiLU": "silu",
+        "Select": "where", "Cast": "cast", "Reshape": "reshape", "Transpose": "transpose", "Tile": "tile",
+        "ExpandDims": "expand_dims", "OnesLike": "ones_like", "ZerosLike": "zeros_like", "Slice": "slice",
+        "GatherNd": "gather_nd", "ScatterNd": "scatter_nd", "MaskedFill": "masked_fill", "Diag": "diag",
+        "Trace": "trace", "Zeros": "zeros", "Ones": "ones", "Eye": "eye", "Assign": "assign",
+        "Dense": "dense",
+    }.items()},
+    "Stack": (lambda xs, *, axis: _o("stack")(xs, axis), {"axis": 0}),
+    "Concat": (lambda xs, *, axis: _o("concat")(xs, axis), {"axis": 0}),
+    "Unstack": (lambda x, *, axis, num: _o("unstack")(x, axis), {"axis": 0, "num": None}),
+    "Einsum": (lambda *xs, equation: _o("einsum")(equation, *xs), {"equation": None}),
+    "MatMul": (lambda x, y, **t: _o("batch_matmul")(x, y, **t), _TRANSPOSE),
+    "BatchMatMul": (lambda x, y, **t: _o("batch_matmul")(x, y, name="BatchMatMul", **t), _TRANSPOSE),
+    "ReduceSum": (_reduce("sum"), {"keep_dims": False, "skip_mode": False}),
+    "ReduceMean": (_reduce("mean"), _KD), "ReduceMax": (_reduce("amax"), _KD),
+    "ReduceMin": (_reduce("amin"), _KD), "ReduceProd": (_reduce("prod"), _KD),
+    "ReduceAll": (_reduce("all"), _KD), "ReduceAny": (_reduce("any"), _KD),
+    "Squeeze": (lambda x, *, axis: _o("squeeze")(x, axis or None), {"axis": ()}),
+    "BroadcastTo": (lambda x, *, shape: _o("broadcast_to")(x, shape), {"shape": None}),
+    "Gather": (lambda x, i, axis, *, batch_dims: _o("gather")(x, i, axis, batch_dims), {"batch_dims": 0}),
+    "GatherD": (lambda x, dim, index: _o("gather_elements")(x, dim, index), _NO),
+    "Softmax": (lambda x, *, axis: _o("softmax")(x, axis), {"axis": -1}),
+    "LogSoftmax": (lambda x, *, axis: _o("log_softmax")(x, axis), {"axis": -1}),
+    "Elu": (lambda x, *, alpha: _o("elu")(x, alpha), {"alpha": 1.0}),
+    "Shape": (lambda x: tuple(x.shape), _NO),
+    "Rank": (lambda x: len(x.shape), _NO),
+    "Size": (lambda x: math.prod(x.shape), _NO),
+    "DType": (lambda x: x.dtype, _NO),
+    "ScalarCast": (lambda x, t: D.dtype_to_pytype(t)(x), _NO),
+    "Identity": (lambda x: _o("reshape")(x, x.shape), _NO),
+    "Depend": (lambda value, expr: value, _NO),
+    "AssignAdd": (lambda p, v: _o("assign")(p, _o("add")(p, v)), _NO),
+    "AssignSub": (lambda p, v: _o("assign")(p, _o("sub")(p, v)), _NO),
+    "Print": (_print, _NO),
+    "Split": (lambda x, *, axis, output_num: _o("split")(x, x.shape[axis] // output_num, axis),
+              {"axis": 0, "output_num": 1}),
+    "OneHot": (lambda i, depth, on, off, *, axis: _o("one_hot")(i, depth, on, off, axis), {"axis": -1}),
+    "ArgMaxWithValue": (lambda x, *, axis, keep_dims: (_o("argmax")(x, axis, keep_dims),
+                                                       _o("amax")(x, axis, keep_dims)), _KD | {"axis": 0}),
+    "ArgMinWithValue": (lambda x, *, axis, keep_dims: (_o("argmin")(x, axis, keep_dims),
+                                                       _o("amin")(x, axis, keep_dims)), _KD | {"axis": 0}),
+    "Argmax": (lambda x, *, axis, output_type: _o("cast")(_o("argmax")(x, axis), output_type),
+               {"axis": -1, "output_type": D.int32}),
+    "Argmin": (lambda x, *, axis, output_type: _o("cast")(_o("argmin")(x, axis), output_type),
+               {"axis": -1, "output_type": D.int32}),
+    "Fill": (lambda dtype, dims, x: _o("full")(dims, x, dtype=dtype), _NO),
+    "SquaredDifference": (lambda x, y: _o("square")(_o("sub")(x, y)), _NO),
+    "StridedSlice": (lambda x, b, e, s, **masks: _o("strided_slice")(x, b, e, s, **masks),
+                     dict.fromkeys(("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                    "shrink_axis_mask"), 0)),
+    "Triu": (lambda x, *, diagonal: _o("triu")(x, diagonal), {"diagonal": 0}),
+    "Tril": (lambda x, *, diagonal: _o("tril")(x, diagonal), {"diagonal": 0}),
+    "CumSum": (_cumulative("cumsum"), {"exclusive": False, "reverse": False}),
+    "CumProd": (_cumulative("cumprod"), {"exclusive": False, "reverse": False}),
+    "ReverseV2": (lambda x, *, axis: _o("flip")(x, axis), {"axis": None}),
+    "Roll": (lambda x, *, shifts, dims: _o("roll")(x, shifts, dims), {"shifts": None, "dims": None}),
+    "Flatten": (lambda x: _o("reshape")(x, (x.shape[0], -1)), _NO),
+    "AddN": (lambda xs: _addn(xs), _NO),
+    "Addcmul": (lambda x, t1, t2, v: _o("add")(x, _o("mul")(v, _o("mul")(t1, t2))), _NO),
+    "Addcdiv": (lambda x, t1, t2, v: _o("add")(x, _o("mul")(v, _o("div")(t1, t2))), _NO),
+    "BiasAdd": (_bias_add, {"data_format": "NCHW"}),
+    "L2Normalize": (_l2_normalize, {"axis": 0, "epsilon": 1e-4}),
+    "SoftmaxCrossEntropyWithLogits": (_softmax_ce, _NO),
+    "SparseSoftmaxCrossEntropyWithLogits": (_sparse_softmax_ce, {"is_grad": False}),
+    "Conv2D": (_conv2d, {"out_channel": None, "kernel_size": None, "mode": 1, "pad_mode": "valid", "pad": 0,
+                         "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"}),
+    "MaxPool": (_pool("max_pool2d"), {"kernel_size": 1, "strides": 1, "pad_mode": "valid",
+                                      "data_format": "NCHW"}),
+    "AvgPool": (_pool("avg_pool2d"), {"kernel_size": 1, "strides": 1, "pad_mode": "valid",
+                                      "data_format": "NCHW"}),
 }
 
 
+def _addn(xs):
+    total = xs[0]
+    for x in xs[1:]:
+        total = _o("add")(total, x)
+    return total
+
+
 def _make(name, fn, defaults):
+    doc = f"``ops.{name}({', '.join(defaults)})``: calls apply the functional op with these attributes."
     return type(name, (PrimitiveOp,), {"__slots__": (), "_defaults": defaults, "_apply": staticmethod(fn),
-                                       "__module__": __name__,
-                                       "__doc__": f"``ops.{name}({', '.join(defaults)})``: calls apply "
-                                                  f"{getattr(fn, '__name__', name)}."})
+                                       "__module__": __name__, "__doc__": doc})
 
 
 globals().update({name: _make(name, fn, d) for name, (fn, d) in _TABLE.items()})
 __all__ = list(_TABLE) + ["PrimitiveOp"]
+
+# ``ops.functional`` names that are instances of these classes in MindSpore (``F.tensor_add``,
+# ``F.dtype``, ...). msjit/__init__ attaches each to ``ops`` unless a functional op has the name.
+FUNCTIONAL_ALIASES = {alias: globals()[cls]() for alias, cls in {
+    "tensor_add": "Add", "tensor_sub": "Sub", "tensor_mul": "Mul", "tensor_div": "RealDiv",
+    "tensor_pow": "Pow", "tensor_gt": "Greater", "tensor_ge": "GreaterEqual", "tensor_lt": "Less",
+    "tensor_le": "LessEqual", "tensor_exp": "Exp", "dtype": "DType", "shape": "Shape", "rank": "Rank",
+    "size": "Size", "identity": "Identity", "assign_add": "AssignAdd", "assign_sub": "AssignSub",
+    "print_": "Print", "fill": "Fill", "squared_difference": "SquaredDifference", "addn": "AddN",
+    "scalar_cast": "ScalarCast", "bias_add": "BiasAdd",
+}.items()}

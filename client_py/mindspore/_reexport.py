@@ -1,0 +1,39 @@
+"""How ``mindspore`` modules mirror msjit's: ``reexport(globals(), module, ...)``.
+
+Copies each module's public names (its ``__all__``, else every name not starting with "_") into
+the calling module and lets ``module.__getattr__`` find any name added to those modules later
+(``ops.GradOperation`` is set on msjit.ops after import). Objects are shared, never copied or
+wrapped, so a function is the very op function capture recognizes.
+"""
+import types
+
+
+def public_names(module):
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    return list(names)
+
+
+def reexport(namespace, *modules, extra=(), submodules=False):
+    """Fill ``namespace`` (a module's globals) from ``modules`` (and the names ``extra`` of the
+    first module, for names it has outside its ``__all__``); returns the names copied.
+
+    Submodule objects are skipped unless ``submodules`` (msjit's implementation modules such as
+    ``ops.prims`` are not MindSpore names)."""
+    copied = []
+    wanted = [(m, n) for m in modules for n in public_names(m)] + [(modules[0], n) for n in extra]
+    for module, name in wanted:
+        value = getattr(module, name)
+        if isinstance(value, types.ModuleType) and not submodules or name in copied:
+            continue
+        namespace.setdefault(name, value)
+        copied.append(name)
+
+    def __getattr__(name):
+        for module in modules:
+            if not name.startswith("_") and hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+    namespace["__getattr__"] = __getattr__
+    return copied

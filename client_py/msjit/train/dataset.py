@@ -1,0 +1,142 @@
+"""``mindspore.dataset``, the minimum ``Model.train`` and common examples use: numpy-backed,
+eager datasets of rows (tuples of columns).
+
+``NumpySlicesDataset(data)`` slices arrays along their first axis; ``GeneratorDataset(source)``
+takes a generator function, an iterable or a random-access object (``__getitem__`` and
+``__len__``). ``batch(n)`` stacks rows; iterators yield Tensors (numpy with ``output_numpy``).
+Shuffling (on by default, as in MindSpore, for sliceable sources) uses the ``set_seed`` seed.
+"""
+import numpy as np
+
+from ..context import get_seed
+from ..tensor import Tensor
+
+__all__ = ["Dataset", "NumpySlicesDataset", "GeneratorDataset"]
+
+
+class Dataset:
+    """Base: ``_rows()`` yields tuples of numpy values, one per column."""
+
+    def __init__(self, column_names):
+        self.column_names = list(column_names) if column_names is not None else None
+
+    def _rows(self):
+        raise NotImplementedError
+
+    def batch(self, batch_size, drop_remainder=False, **unused):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise ValueError(f"batch: batch_size must be an int >= 1, got {batch_size!r}")
+        return _Batched(self, batch_size, drop_remainder)
+
+    def get_dataset_size(self):
+        return sum(1 for _ in self._rows())
+
+    def get_col_names(self):
+        return list(self._names(None))
+
+    def _names(self, row):
+        if self.column_names is not None:
+            return self.column_names
+        return [f"column_{i}" for i in range(len(row or next(iter(self._rows()), ())))]
+
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
+        convert = (lambda v: v) if output_numpy else _tensor
+        return ([convert(v) for v in row] for row in self._rows())
+
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+        convert = (lambda v: v) if output_numpy else _tensor
+        return ({n: convert(v) for n, v in zip(self._names(row), row)} for row in self._rows())
+
+    def __iter__(self):
+        return self.create_tuple_iterator()
+
+    def __len__(self):
+        return self.get_dataset_size()
+
+
+def _tensor(value):
+    return Tensor(value) if isinstance(value, (np.ndarray, np.generic)) else value
+
+
+class _Batched(Dataset):
+    def __init__(self, source, size, drop_remainder):
+        super().__init__(source.column_names)
+        self.source, self.size, self.drop_remainder = source, size, drop_remainder
+
+    def _rows(self):
+        rows = []
+        for row in self.source._rows():
+            rows.append(row)
+            if len(rows) == self.size:
+                yield tuple(np.stack(col) for col in zip(*rows))
+                rows = []
+        if rows and not self.drop_remainder:
+            yield tuple(np.stack(col) for col in zip(*rows))
+
+
+def _order(n, shuffle):
+    if not shuffle:
+        return range(n)
+    return np.random.default_rng(get_seed()).permutation(n)
+
+
+def _as_row(item):
+    row = item if isinstance(item, (tuple, list)) else (item,)
+    return tuple(np.asarray(v) for v in row)
+
+
+class NumpySlicesDataset(Dataset):
+    """``NumpySlicesDataset(data, column_names=None, shuffle=None)``: rows are the slices of
+    ``data`` (an array, a list, a tuple of arrays = columns, or a dict of columns) along axis 0."""
+
+    def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None):
+        if isinstance(data, dict):
+            column_names = column_names or list(data)
+            data = tuple(data.values())
+        columns = data if isinstance(data, tuple) else (data,)
+        self.columns = [np.asarray(c) for c in columns]
+        if self.columns[0].dtype == np.float64 and not isinstance(columns[0], np.ndarray):
+            self.columns = [c.astype(np.float32) if c.dtype == np.float64 else c for c in self.columns]
+        if len({len(c) for c in self.columns}) != 1:
+            raise ValueError(f"NumpySlicesDataset: columns of different lengths "
+                             f"{[len(c) for c in self.columns]}")
+        super().__init__(column_names)
+        self.shuffle = shuffle is not False
+        self.num_samples = num_samples
+
+    def _rows(self):
+        order = _order(len(self.columns[0]), self.shuffle)
+        for k, i in enumerate(order):
+            if self.num_samples is not None and k >= self.num_samples:
+                return
+            yield tuple(c[i] for c in self.columns)
+
+
+class GeneratorDataset(Dataset):
+    """``GeneratorDataset(source, column_names=None, shuffle=None)``: rows from ``source``, a
+    generator function (called once per pass), an iterable, or a random-access object."""
+
+    def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
+                 num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
+                 python_multiprocessing=True, max_rowsize=None):
+        if isinstance(column_names, str):
+            column_names = [column_names]
+        super().__init__(column_names)
+        self.source, self.num_samples = source, num_samples
+        self.random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        if not (self.random_access or callable(source) or hasattr(source, "__iter__")):
+            raise TypeError("GeneratorDataset: source must be a generator function, an iterable or an "
+                            f"object with __getitem__ and __len__, got {type(source).__name__}")
+        self.shuffle = self.random_access and shuffle is not False
+
+    def _items(self):
+        if self.random_access:
+            return (self.source[int(i)] for i in _order(len(self.source), self.shuffle))
+        return iter(self.source()) if callable(self.source) else iter(self.source)
+
+    def _rows(self):
+        for k, item in enumerate(self._items()):
+            if self.num_samples is not None and k >= self.num_samples:
+                return
+            yield _as_row(item)
