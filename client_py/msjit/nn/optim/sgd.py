@@ -61,8 +61,9 @@ class SGD(Optimizer):
 
 class Momentum(Optimizer):
     """``Momentum(params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
-    use_nesterov=False)``: ``moment = momentum * moment + g``; the update is ``lr * moment``, or
-    ``lr * (g + momentum * moment)`` with ``use_nesterov``."""
+    use_nesterov=False)``: ``moment = momentum * moment + g``; the update is ``lr * moment``.
+    MindSpore 2.10's CPU kernel ignores ``use_nesterov`` (its documented nesterov update is
+    ``lr * (g + momentum * moment)``); this follows the CPU results."""
 
     def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0, use_nesterov=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
@@ -84,6 +85,5 @@ class Momentum(Optimizer):
         for p, g, moment, lr in zip(self._parameters, gradients, self.moments, lrs):
             new_moment = ops.add(ops.mul(moment, m), g)
             ops.assign(moment, new_moment)
-            step = ops.add(g, ops.mul(new_moment, m)) if self.use_nesterov else new_moment
-            ops.assign(p, ops.sub(p, ops.mul(step, ops.cast(lr, p.dtype))))
+            ops.assign(p, ops.sub(p, ops.mul(new_moment, ops.cast(lr, p.dtype))))
         return tuple(True for _ in self._parameters)
