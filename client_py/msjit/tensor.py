@@ -59,8 +59,23 @@ class Tensor(TensorMixin):
     def __int__(self):
         return int(self._array)
 
+    def __index__(self):
+        """An integer tensor of one element as a Python int (``range(t)``, ``lst[t]``)."""
+        if self._array.dtype.kind not in "iub" or self._array.size != 1:
+            raise TypeError(f"only integer tensors of a single element can be converted to an index, "
+                            f"got {self.dtype} of shape {self.shape}")
+        return int(self._array.reshape(()))
+
     def __len__(self):
+        if not self._array.ndim:
+            raise TypeError("len() of a 0-d tensor")
         return len(self._array)
+
+    def __iter__(self):
+        """The rows (``x[0]``, ``x[1]``, ...), each an op so gradients flow through them."""
+        if not self._array.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self._array)))
 
     def __str__(self):
         return str(self._array)
