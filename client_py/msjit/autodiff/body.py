@@ -62,11 +62,12 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
     Returns ``(fn's result, [gradient per position, then per weight])``.
     """
     body = BodyBuilder(getattr(fn, "__qualname__", type(fn).__name__), outer)
-    body_args, wrt = list(args), []
+    body_args, input_of = list(args), {}     # argument position -> body input index
     for i, a in enumerate(args):
         if isinstance(a, (Tensor, Tracer)):
+            input_of[i] = len(body.inputs)
             body_args[i] = body.input(outer.lift(a), a.aval if type(a) is Tracer else ShapedArray.of(a._array))
-    wrt.extend(positions)     # (tensor arguments only: GradFunction leaves the others out)
+    wrt = [input_of[i] for i in positions]   # (tensor arguments only: GradFunction leaves out the others)
     for p in weights:
         name = body.parameter(p).name
         wrt.append([n for n, _, _ in body.inputs].index(name))
