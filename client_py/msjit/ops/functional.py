@@ -45,7 +45,6 @@ def _logical(name, prim):
 add = _binary("add", P.Add)
 sub = _binary("sub", P.Sub)
 mul = _binary("mul", P.Mul)
-div = _binary("div", P.Div, floating=True)     # true division: int / int is float32
 pow = _binary("pow", P.Pow, floating=True)     # noqa: A001  (MindSpore's name)
 maximum = _binary("maximum", P.Maximum)
 minimum = _binary("minimum", P.Minimum)
@@ -69,6 +68,15 @@ tanh = _unary("tanh", P.Tanh, floating=True)
 sin = _unary("sin", P.Sin, floating=True)
 cos = _unary("cos", P.Cos, floating=True)
 erf = _unary("erf", P.Erf, floating=True)
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division (integers as float32); ``rounding_mode`` "floor" or "trunc" rounds the
+    quotient and keeps integer inputs integral (see math_elementwise)."""
+    if rounding_mode is None:
+        return bind(P.Div, *binary_operands("Div", input, other, True))
+    from .math_elementwise import rounded_quotient
+    return rounded_quotient(input, other, rounding_mode)
 
 
 def logical_not(input):
@@ -205,3 +213,10 @@ def cast(x, dtype):
     x = operand("Cast", x)
     dt = D.as_dtype(dtype)
     return x if x.dtype is dt else bind(P.Cast, x, to=dt)
+
+
+# Tensor methods that are these functions with the tensor first.
+TENSOR_METHODS = {n: globals()[n] for n in (
+    "mul", "div", "matmul", "maximum", "minimum", "equal", "not_equal", "ne", "less", "lt", "less_equal",
+    "le", "greater", "gt", "greater_equal", "ge", "logical_and", "logical_or", "logical_not", "neg", "erf",
+    "sin", "cos", "amax", "amin", "bmm")}
