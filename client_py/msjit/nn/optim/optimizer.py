@@ -207,7 +207,7 @@ class Optimizer(Cell):
             from ...jit import JitFunction
 
             def optimizer_step(*gradients):
-                return self.construct(gradients)
+                return self(gradients)     # under capture: the Cell is inlined
             graph = (_epoch[0], JitFunction(optimizer_step, self.compile_config()))
             self.__dict__["_graph"] = graph
         return graph[1](*args[0])
