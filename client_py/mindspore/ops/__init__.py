@@ -11,3 +11,6 @@ from .._reexport import reexport
 __all__ = reexport(globals(), _impl, _impl.composite, extra=_impl.classes.FUNCTIONAL_ALIASES)
 
 from . import composite, functional, operations, primitive  # noqa: E402
+from .primitive import constexpr, prim_attr_register  # noqa: E402
+
+__all__ += ["constexpr", "prim_attr_register"]
