@@ -118,6 +118,8 @@ def _array_index(it, shape):
         return [a.view(_Mask)]
     if a.size == 0 and a.dtype.kind == "f":
         a = a.astype(np.int64)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"StridedSlice: unsupported index of type {type(it).__name__} (shape {shape})")
     if a.dtype.kind not in "iu":
         raise IndexError(f"StridedSlice: tensor indices must be integers or booleans, got {a.dtype} "
                          f"(shape {shape})")
