@@ -1,16 +1,19 @@
 """1-D and adaptive pooling, padding and nearest interpolation, composed from primitives.
 
-1-D pools are the 2-D MaxPool / AvgPool primitives over a unit height. Adaptive average
-pooling is linear: a constant averaging matrix per spatial axis (a MatMul), or AvgPool when the
-output size divides the input. Non-constant padding and nearest interpolation are Gathers
+1-D pools combine one strided slice per window offset (Maximum / Add), for any float dtype.
+Adaptive average pooling is linear: a constant averaging matrix per spatial axis (a MatMul), or
+AvgPool when the output size divides the input. Non-constant padding and nearest interpolation are Gathers
 with constant indices, so every shape is known at capture and gradients flow through Gather.
 """
+import functools
+
 import numpy as np
 
+from .. import dtype as D
 from . import prims as P
 from ..core import bind
 from .array_ops import concat, full, gather, getitem
-from .functional import matmul, reshape, transpose
+from .functional import add, div, matmul, maximum, reshape, transpose
 from .operands import floating_operand, operand
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate"]
@@ -28,8 +31,9 @@ def _check_ndim(name, x, ndims):
         raise ValueError(f"{name}: expected an input of rank {' or '.join(map(str, ndims))}, got shape {x.shape}")
 
 
-def _pool1d(name, prim, x, kernel_size, stride, padding, **attrs):
-    """A 1-D pool over the last axis of (N, C, L) or (C, L): the 2-D primitive with height 1."""
+def _pool1d(name, x, kernel_size, stride, padding, fill):
+    """The ``kernel_size`` strided windows of the last axis of (N, C, L) or (C, L), padded with
+    ``fill`` on both sides: one StridedSlice per window offset, so any float dtype works."""
     x = floating_operand(name, x)
     _check_ndim(name, x, (2, 3))
     k = _single(name, "kernel_size", kernel_size)
@@ -37,23 +41,36 @@ def _pool1d(name, prim, x, kernel_size, stride, padding, **attrs):
     p = _single(name, "padding", padding, lo=0)
     if 2 * p > k:
         raise ValueError(f"{name}: padding {p} must be at most half of kernel_size {k}")
-    y = bind(prim, reshape(x, (-1, 1, 1, x.shape[-1])), kernel=(1, k), stride=(1, s), pad=(0, 0, p, p), **attrs)
-    return reshape(y, x.shape[:-1] + y.shape[-1:])
+    length = x.shape[-1]
+    n = (length + 2 * p - k) // s + 1
+    if n < 1:
+        raise ValueError(f"{name}: kernel_size {k} is larger than the padded length {x.shape[-1] + 2 * p}")
+    if p:
+        edge = full(x.shape[:-1] + (p,), fill, dtype=x.dtype)
+        x = concat([edge, x, edge], -1)
+    return [getitem(x, (Ellipsis, slice(j, j + s * (n - 1) + 1, s))) for j in range(k)], (k, s, p, n, length)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
     """Max over ``kernel_size`` windows of the last axis; padding never wins the max."""
     if dilation != 1 or return_indices or ceil_mode:
         raise ValueError("MaxPool1d: dilation, return_indices and ceil_mode are not supported")
-    return _pool1d("MaxPool1d", P.MaxPool, input, kernel_size, stride, padding)
+    windows, _ = _pool1d("MaxPool1d", input, kernel_size, stride, padding, -np.inf)
+    return functools.reduce(maximum, windows)
 
 
 def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True):
-    """Average over ``kernel_size`` windows of the last axis."""
+    """Average over ``kernel_size`` windows of the last axis (padding counted unless
+    ``count_include_pad=False``)."""
     if ceil_mode:
         raise ValueError("AvgPool1d: ceil_mode is not supported")
-    return _pool1d("AvgPool1d", P.AvgPool, input_x, kernel_size, stride, padding,
-                   count_include_pad=bool(count_include_pad))
+    windows, (k, s, p, n, length) = _pool1d("AvgPool1d", input_x, kernel_size, stride, padding, 0)
+    total = functools.reduce(add, windows)
+    if count_include_pad or not p:
+        return div(total, k)
+    starts = np.arange(n) * s - p
+    counts = np.minimum(starts + k, length) - np.maximum(starts, 0)
+    return div(total, counts.astype(total.dtype.np))
 
 
 def _averaging_matrix(n, out):
@@ -97,7 +114,7 @@ def adaptive_avg_pool2d(input, output_size):
     x = floating_operand("AdaptiveAvgPool2d", input)
     _check_ndim("AdaptiveAvgPool2d", x, (3, 4))
     (h, w), (oh, ow) = x.shape[-2:], _sizes("AdaptiveAvgPool2d", output_size, x.shape[-2:])
-    if h % oh == 0 and w % ow == 0:
+    if h % oh == 0 and w % ow == 0 and x.dtype is D.float32:   # (the pool kernels are float32)
         k = (h // oh, w // ow)
         y = bind(P.AvgPool, reshape(x, (-1, 1, h, w)), kernel=k, stride=k, pad=(0, 0, 0, 0), count_include_pad=True)
         return reshape(y, x.shape[:-2] + (oh, ow))
