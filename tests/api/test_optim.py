@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import msjit as ms
-from msjit import Parameter, Tensor, nn
+from msjit import Parameter, Tensor, nn, ops
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
 STEPS = 3
@@ -235,3 +235,44 @@ def test_optimizer_argument_errors(make_bad, error):
     params = [Parameter(Tensor(v), n) for v, n in zip(values, ("w", "gamma"))]
     with pytest.raises(error):
         make_bad(params)
+
+
+class UserMomentum(nn.Optimizer):
+    """MindSpore's documented way to write an optimizer: the base's helpers in construct."""
+
+    def __init__(self, params, learning_rate, momentum=0.9):
+        super().__init__(learning_rate, params, weight_decay=0.1)
+        self.momentum = Parameter(Tensor(np.float32(momentum)), name="momentum")
+        self.moments = self.parameters.clone(prefix="moments", init="zeros")
+
+    def construct(self, gradients):
+        lr = self.get_lr()
+        gradients = self.scale_grad(self.decay_weight(gradients))
+        for param, moment, grad in zip(self.parameters, self.moments, gradients):
+            ops.assign(moment, moment * self.momentum + grad)
+            ops.assign(param, param - lr * moment)
+        return True
+
+
+@pytest.mark.parametrize("how", ["eager", "jit", "graph_mode"])
+def test_user_defined_optimizer(how):
+    values, grads = problem(7)
+    params, opt = make(UserMomentum, {"learning_rate": 0.1}, values)
+    history = reference(momentum_ref, {}, values, grads, [[0.1] * STEPS] * 2, [0.1, 0.0])
+
+    @ms.jit
+    def update(g_w, g_gamma):
+        return opt((g_w, g_gamma))
+    if how == "graph_mode":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        for step, gs in enumerate(grads):
+            if how == "jit":
+                update(*(Tensor(g) for g in gs))
+            else:
+                opt(tuple(Tensor(g) for g in gs))
+            check(history[step], params, f"{how} step {step}")
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    stats = update.stats if how == "jit" else opt._graph[1].stats if how == "graph_mode" else None
+    assert stats is None or (stats.compiles, stats.fallbacks) == (1, 0)

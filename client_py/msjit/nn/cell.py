@@ -24,6 +24,13 @@ def _bump():
     _epoch[0] += 1
 
 
+def library_method(fn):
+    """Mark a helper method that user ``construct`` code may call with tensors (LossBase.get_loss,
+    Optimizer.get_lr, ...): capture runs it as Python on tracers instead of refusing it."""
+    fn._msjit_records = True
+    return fn
+
+
 class _CellMeta(type):
     def __call__(cls, *args, **kwargs):
         cell = super().__call__(*args, **kwargs)

@@ -5,7 +5,7 @@ Cell and its function compute the same graph.
 """
 from .. import ops
 from ..ops.nn_losses import REDUCTIONS, check_reduction, reduce_loss
-from .cell import Cell
+from .cell import Cell, library_method
 
 
 class LossBase(Cell):
@@ -18,9 +18,11 @@ class LossBase(Cell):
         check_reduction(type(self).__name__, reduction, self._reductions)
         self.reduction = reduction
 
+    @library_method
     def get_axis(self, x):
         return tuple(range(x.ndim))
 
+    @library_method
     def get_loss(self, x, weights=1.0):
         """``x * weights`` (as float32) reduced by ``self.reduction``."""
         x = ops.cast(x, "float32")

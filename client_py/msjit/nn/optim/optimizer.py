@@ -14,7 +14,7 @@ import numpy as np
 from ... import ops
 from ...parameter import Parameter
 from ...tensor import Tensor
-from ..cell import Cell, _epoch
+from ..cell import Cell, _epoch, library_method
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization", "order_params")
 
@@ -140,6 +140,7 @@ class Optimizer(Cell):
         index = ops.minimum(self.global_step, lr.shape[0] - 1)
         return ops.reshape(ops.gather(lr, index, 0), ())
 
+    @library_method
     def get_lr(self):
         """The learning rate of this step: one scalar, or a tuple with one per parameter."""
         if self.is_group_lr:
@@ -158,12 +159,14 @@ class Optimizer(Cell):
                 return lr
         raise ValueError(f"get_lr_parameter: {param.name!r} is not optimized by this optimizer")
 
+    @library_method
     def get_weight_decay(self):
         return self.weight_decay
 
     def _decay_of(self, i):
         return self.weight_decay[i] if self.is_group else self.weight_decay
 
+    @library_method
     def decay_weight(self, gradients):
         """``gradient + weight_decay * parameter`` for the parameters that decay."""
         if not self.exec_weight_decay:
@@ -171,12 +174,14 @@ class Optimizer(Cell):
         return tuple(ops.add(g, ops.mul(p, self._decay_of(i))) if self.decay_flags[i] and self._decay_of(i) > 0
                      else g for i, (p, g) in enumerate(zip(self._parameters, gradients)))
 
+    @library_method
     def scale_grad(self, gradients):
         """Gradients divided by ``loss_scale``."""
         if not self.need_scale:
             return tuple(gradients)
         return tuple(ops.mul(g, 1.0 / self.loss_scale) for g in gradients)
 
+    @library_method
     def gradients_centralization(self, gradients):
         return tuple(gradients)
 
