@@ -23,6 +23,13 @@ def _math(name):
     return fn if fn is not None else getattr(importlib.import_module(".math_elementwise", __package__), name)
 
 
+def _reflected(scalar, tensor):
+    """The left operand ``scalar`` of a reflected operator as a 0-d tensor of the dtype the pair
+    promotes to (what ``binary_operands`` gives it), so the op sees two tensors."""
+    kind = D.scalar_kind(scalar)
+    return Tensor(scalar, D.scalar_result_type(tensor.dtype, kind)) if kind is not None else scalar
+
+
 def _dims(args):
     """``f(2, 3)`` or ``f((2, 3))`` -> (2, 3)."""
     return tuple(args[0]) if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
@@ -58,13 +65,13 @@ class _Methods:
         return _math("floor_divide")(self, other)
 
     def __rfloordiv__(self, other):
-        return _math("floor_divide")(other, self)
+        return _math("floor_divide")(_reflected(other, self), self)
 
     def __mod__(self, other):
         return _math("remainder")(self, other)
 
     def __rmod__(self, other):
-        return _math("remainder")(other, self)
+        return _math("remainder")(_reflected(other, self), self)
 
     def __matmul__(self, other):
         return ops.matmul(self, other)
