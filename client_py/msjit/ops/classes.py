@@ -86,6 +86,12 @@ def _print(*args):
     return None
 
 
+def _with_value(arg, reduce):
+    """(int64 index, value) of the extreme along ``axis``, as ArgMaxWithValue returns."""
+    return lambda x, *, axis, keep_dims: (_o("cast")(_o(arg)(x, axis, keep_dims), D.int64),
+                                          _o(reduce)(x, axis, keep_dims))
+
+
 def _bias_add(x, bias, *, data_format):
     axis = x.ndim - 1 if data_format == "NHWC" else 1
     return _o("add")(x, _o("reshape")(bias, (-1,) + (1,) * (x.ndim - 1 - axis)))
@@ -137,7 +143,7 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
         "LogicalAnd": "logical_and", "LogicalOr": "logical_or", "LogicalNot": "logical_not", "Neg": "neg",
         "ReLU": "relu", "Abs": "abs", "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Rsqrt": "rsqrt",
         "Square": "square", "Sigmoid": "sigmoid", "Tanh": "tanh", "Sin": "sin", "Cos": "cos", "Erf": "erf",
-        "Erfc": "erfc", "Floor": "floor", "Ceil": "ceil", "FloorDiv": "floor_divide", "FloorMod": "floor_mod",
+        "Erfc": "erfc", "Floor": "floor", "Ceil": "ceil", "FloorDiv": "floor_divide", "FloorMod": "remainder",
         "Mod": "fmod", "Sign": "sign", "Reciprocal": "reciprocal", "Sinh": "sinh", "Cosh": "cosh", "Tan": "tan",
         "Atan": "atan", "Asin": "asin", "Acos": "acos", "Atan2": "atan2", "Log1p": "log1p", "Expm1": "expm1",
         "Xlogy": "xlogy", "Lerp": "lerp", "IsNan": "isnan", "IsInf": "isinf", "IsFinite": "isfinite",
@@ -179,10 +185,8 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "Split": (lambda x, *, axis, output_num: _o("split")(x, x.shape[axis] // output_num, axis),
               {"axis": 0, "output_num": 1}),
     "OneHot": (lambda i, depth, on, off, *, axis: _o("one_hot")(i, depth, on, off, axis), {"axis": -1}),
-    "ArgMaxWithValue": (lambda x, *, axis, keep_dims: (_o("argmax")(x, axis, keep_dims),
-                                                       _o("amax")(x, axis, keep_dims)), _KD | {"axis": 0}),
-    "ArgMinWithValue": (lambda x, *, axis, keep_dims: (_o("argmin")(x, axis, keep_dims),
-                                                       _o("amin")(x, axis, keep_dims)), _KD | {"axis": 0}),
+    "ArgMaxWithValue": (_with_value("argmax", "amax"), _KD | {"axis": 0}),
+    "ArgMinWithValue": (_with_value("argmin", "amin"), _KD | {"axis": 0}),
     "Argmax": (lambda x, *, axis, output_type: _o("cast")(_o("argmax")(x, axis), output_type),
                {"axis": -1, "output_type": D.int32}),
     "Argmin": (lambda x, *, axis, output_type: _o("cast")(_o("argmin")(x, axis), output_type),
