@@ -95,9 +95,7 @@ class NumpySlicesDataset(Dataset):
             column_names = column_names or list(data)
             data = tuple(data.values())
         columns = data if isinstance(data, tuple) else (data,)
-        self.columns = [np.asarray(c) for c in columns]
-        if self.columns[0].dtype == np.float64 and not isinstance(columns[0], np.ndarray):
-            self.columns = [c.astype(np.float32) if c.dtype == np.float64 else c for c in self.columns]
+        self.columns = [np.asarray(c) for c in columns]   # (Python floats stay float64, as in MindSpore)
         if len({len(c) for c in self.columns}) != 1:
             raise ValueError(f"NumpySlicesDataset: columns of different lengths "
                              f"{[len(c) for c in self.columns]}")
@@ -110,7 +108,7 @@ class NumpySlicesDataset(Dataset):
         for k, i in enumerate(order):
             if self.num_samples is not None and k >= self.num_samples:
                 return
-            yield tuple(c[i] for c in self.columns)
+            yield tuple(np.asarray(c[i]) for c in self.columns)
 
 
 class GeneratorDataset(Dataset):

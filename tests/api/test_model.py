@@ -1,0 +1,149 @@
+"""``mindspore.Model`` train / eval / predict, callbacks, metrics and the minimal
+``mindspore.dataset``: an SGD step equals numpy's, training lowers the loss (PyNative and
+GRAPH_MODE), eval's metrics equal numpy's over the same batches. Dataset behavior (column
+names, dtypes, batching, sizes) was checked against MindSpore 2.10."""
+import numpy as np
+import pytest
+
+import mindspore as ms
+import mindspore.dataset as ds
+from mindspore import Model, Tensor, nn
+from mindspore.train.callback import Callback, LossMonitor
+
+pytestmark = pytest.mark.usefixtures("module_daemon_home")
+RNG = np.random.default_rng(9)
+X = RNG.standard_normal((12, 3)).astype(np.float32)
+TRUE_W = np.array([[1.5], [-2.0], [0.5]], np.float32)
+Y = (X @ TRUE_W + 0.3).astype(np.float32)
+
+
+def regression(**kw):
+    net = nn.Dense(3, 1)
+    return net, Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), learning_rate=0.05), **kw)
+
+
+def batches(size=4):
+    return ds.NumpySlicesDataset((X, Y), column_names=["x", "y"], shuffle=False).batch(size)
+
+
+def test_one_step_is_sgd():
+    net, model = regression()
+    w, b = net.weight.asnumpy().copy(), net.bias.asnumpy().copy()
+    x, y = X[:4], Y[:4]
+    model.train(1, [(x, y)])
+    err = x @ w.T + b - y                                   # MSELoss: mean(err ** 2)
+    gw, gb = 2 * err.T @ x / err.size, 2 * err.sum(0) / err.size
+    np.testing.assert_allclose(net.weight.asnumpy(), w - 0.05 * gw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net.bias.asnumpy(), b - 0.05 * gb, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+def test_train_lowers_the_loss(mode):
+    ms.set_context(mode=mode)
+    try:
+        net, model = regression(metrics={"loss"})
+        before = model.eval(batches())["loss"]
+        model.train(15, batches())
+        after = model.eval(batches())["loss"]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert after < before * 0.2, (before, after)
+
+
+def test_eval_metrics_equal_numpy():
+    net, model = regression(metrics={"loss", "mae", "mse"})
+    got = model.eval(batches(5))
+    pred = net(Tensor(X)).asnumpy()
+    losses = [np.mean((pred[i:i + 5] - Y[i:i + 5]) ** 2) for i in range(0, 12, 5)]
+    assert set(got) == {"loss", "mae", "mse"}
+    np.testing.assert_allclose(got["loss"], np.mean(losses), rtol=1e-5)
+    np.testing.assert_allclose(got["mae"], np.mean(np.abs(pred - Y)), rtol=1e-5)
+    np.testing.assert_allclose(got["mse"], np.mean((pred - Y) ** 2), rtol=1e-5)
+    np.testing.assert_allclose(model.predict(Tensor(X)).asnumpy(), pred, rtol=1e-6)
+    with pytest.raises(ValueError, match="metrics"):
+        regression()[1].eval(batches())
+
+
+def test_accuracy():
+    logits = RNG.standard_normal((10, 4)).astype(np.float32)
+    labels = RNG.integers(0, 4, 10).astype(np.int32)
+    net = nn.Dense(4, 4)
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                  metrics={"Accuracy": nn.Accuracy(), "acc": "accuracy"})
+    got = model.eval(ds.NumpySlicesDataset((logits, labels), shuffle=False).batch(3))
+    want = np.mean(net(Tensor(logits)).asnumpy().argmax(1) == labels)
+    assert got == {"Accuracy": pytest.approx(want), "acc": pytest.approx(want)}
+    onehot = ms.train.Accuracy()
+    onehot.update(Tensor(logits), Tensor(np.eye(4, dtype=np.float32)[labels]))
+    assert onehot.eval() == pytest.approx(np.mean(logits.argmax(1) == labels))
+
+
+class Recorder(Callback):
+    def __init__(self, stop_at=None):
+        self.events, self.stop_at = [], stop_at
+
+    def on_train_begin(self, run_context):
+        self.events.append("begin")
+
+    def step_end(self, run_context):   # the older name: called through on_train_step_end
+        p = run_context.original_args()
+        self.events.append((p.cur_epoch_num, p.cur_step_num, float(p.net_outputs.asnumpy())))
+        if p.cur_step_num == self.stop_at:
+            run_context.request_stop()
+
+    def on_train_end(self, run_context):
+        self.events.append("end")
+
+
+def test_callbacks(capsys):
+    _, model = regression()
+    rec = Recorder()
+    model.train(2, batches(6), callbacks=[rec, LossMonitor(2)])
+    assert rec.events[0] == "begin" and rec.events[-1] == "end"
+    assert [e[:2] for e in rec.events[1:-1]] == [(1, 1), (1, 2), (2, 3), (2, 4)]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"epoch: {e} step: 2, loss is {rec.events[2 * e][2]}" for e in (1, 2)]
+    stopper = Recorder(stop_at=3)
+    model.train(5, batches(6), callbacks=stopper)
+    assert [e[1] for e in stopper.events[1:-1]] == [1, 2, 3]
+
+
+def test_numpy_slices_dataset():
+    d = ds.NumpySlicesDataset({"a": X, "b": Y[:, 0]}, shuffle=False)
+    assert d.get_col_names() == ["a", "b"] and d.get_dataset_size() == 12
+    row = next(iter(d.create_dict_iterator()))
+    assert isinstance(row["a"], Tensor) and row["b"].shape == ()
+    first = next(iter(d.create_tuple_iterator(output_numpy=True)))
+    np.testing.assert_array_equal(first[0], X[0])
+    assert ds.NumpySlicesDataset([1.0, 2.0], shuffle=False).get_col_names() == ["column_0"]
+    assert next(iter(ds.NumpySlicesDataset([1.0, 2.0], shuffle=False)))[0].dtype is ms.float64
+    assert [t[0].shape for t in d.batch(5)] == [(5, 3), (5, 3), (2, 3)]
+    assert d.batch(5, drop_remainder=True).get_dataset_size() == 2
+    ms.set_seed(1)
+    shuffled = [r[0] for r in ds.NumpySlicesDataset(X).create_tuple_iterator(output_numpy=True)]
+    assert sorted(map(tuple, shuffled)) == sorted(map(tuple, X))
+    ms.set_seed(1)
+    again = [r[0] for r in ds.NumpySlicesDataset(X).create_tuple_iterator(output_numpy=True)]
+    np.testing.assert_array_equal(shuffled, again)
+
+
+def test_generator_dataset():
+    def gen():
+        for i in range(5):
+            yield np.array([i], np.float32), np.array(i % 2, np.int32)
+    g = ds.GeneratorDataset(gen, ["x", "y"]).batch(2)
+    assert g.get_dataset_size() == 3
+    assert [r["y"].asnumpy().tolist() for r in g.create_dict_iterator()] == [[0, 1], [0, 1], [0]]
+
+    class Source:
+        def __getitem__(self, i):
+            return X[i], Y[i]
+
+        def __len__(self):
+            return 12
+    rows = list(ds.GeneratorDataset(Source(), ["x", "y"], shuffle=False).create_tuple_iterator(output_numpy=True))
+    np.testing.assert_array_equal(np.stack([r[0] for r in rows]), X)
+    typed = next(iter(ds.GeneratorDataset([(np.float32(1.5), 2)], ["a", "b"], shuffle=False)))
+    assert (typed[0].dtype, typed[1].dtype) == (ms.float32, ms.int64)
+    with pytest.raises(TypeError, match="GeneratorDataset: source"):
+        ds.GeneratorDataset(3)
