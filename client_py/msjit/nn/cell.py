@@ -218,11 +218,17 @@ class Cell(metaclass=_CellMeta):
         return self._cast_construct
 
     def _cast_construct(self, *args, **kwargs):
+        """``construct`` on inputs cast to the ``to_float`` dtype, its float outputs cast too
+        (Parameters keep their dtype, so mixed operands compute in the wider one)."""
         from ..ops import cast
         from ..ops.operands import is_tensor
         dt = self._cast_to
-        args = [cast(a, dt) if is_tensor(a) and a.dtype.is_floating else a for a in args]
-        return self.construct(*args, **kwargs)
+
+        def to(v):
+            if is_tensor(v):
+                return cast(v, dt) if v.dtype.is_floating else v
+            return type(v)(to(i) for i in v) if isinstance(v, (tuple, list)) else v
+        return to(self.construct(*[to(a) for a in args], **kwargs))
 
     def _msjit_guard(self):
         """Part of the guard key when this Cell is a constant argument of a jitted function."""

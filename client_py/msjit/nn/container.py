@@ -48,7 +48,9 @@ class _CellSequence(Cell):
 
     def __setitem__(self, index, cell):
         _check_cell(type(self).__name__, index, cell)
-        setattr(self, str(self._index(index)), cell)
+        cells = list(self._cells.values())
+        cells[self._index(index)] = cell
+        self._renumber(cells)
 
     def __delitem__(self, index):
         cells = list(self._cells.values())

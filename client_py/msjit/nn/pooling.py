@@ -2,15 +2,15 @@
 
 ``pad_mode`` ("valid", "same", "pad") resolves into the explicit padding of the pool
 primitives; "same" averages over the window's valid elements only, as MindSpore does. The 1-D
-pools are the 2-D ones over a unit height.
+pools slide windows over the last axis (ops.nn_pooling), so they take any float dtype.
 """
 from .. import ops
 from ..ops.nn_ops import _pair, resolve_padding
+from ..ops.nn_pooling import avg_pool1d_windows, max_pool1d_windows
 from .cell import Cell
 
 
 class _Pool2d(Cell):
-    _rank = 4
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, data_format="NCHW"):
         super().__init__()
@@ -35,10 +35,8 @@ class _Pool2d(Cell):
                                self.stride, (1, 1))
 
     def construct(self, x):
-        if x.ndim != self._rank:
-            raise ValueError(f"{type(self).__name__}: expected an input of rank {self._rank}, got shape {x.shape}")
-        if self._rank == 3:
-            return ops.squeeze(self._pool(ops.expand_dims(x, 2)), 2)
+        if x.ndim != 4:
+            raise ValueError(f"{type(self).__name__}: expected a 4-D input (N, C, H, W), got shape {x.shape}")
         return self._pool(x)
 
     def extend_repr(self):
@@ -75,8 +73,15 @@ class AvgPool2d(_Pool2d):
 
 
 class _Pool1d:
-    """Mixin: int sizes on (N, C, L), pooled as (N, C, 1, L)."""
+    """Mixin: int sizes on (N, C, L), pooled by window slices (any float dtype)."""
     _rank = 3
+
+    def construct(self, x):
+        if x.ndim != self._rank:
+            raise ValueError(f"{type(self).__name__}: expected an input of rank 3, got shape {x.shape}")
+        pad = resolve_padding(type(self).__name__, self.pad_mode, self.padding, (1, x.shape[-1]), self.kernel_size,
+                              self.stride, (1, 1))[2:]
+        return self._pool1d(x, self.kernel_size[1], self.stride[1], pad)
 
     def _size(self, name, what, v):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -94,6 +99,9 @@ class MaxPool1d(_Pool1d, MaxPool2d):
                  ceil_mode=False):
         super().__init__(kernel_size, stride, pad_mode, padding, dilation, return_indices, ceil_mode)
 
+    def _pool1d(self, x, k, s, pad):
+        return max_pool1d_windows(x, k, s, pad)
+
 
 class AvgPool1d(_Pool1d, AvgPool2d):
     """``AvgPool1d(kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
@@ -101,6 +109,9 @@ class AvgPool1d(_Pool1d, AvgPool2d):
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, count_include_pad)
+
+    def _pool1d(self, x, k, s, pad):
+        return avg_pool1d_windows(x, k, s, pad, self.count_include_pad)
 
 
 class AdaptiveAvgPool2d(Cell):

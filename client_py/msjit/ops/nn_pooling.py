@@ -31,32 +31,51 @@ def _check_ndim(name, x, ndims):
         raise ValueError(f"{name}: expected an input of rank {' or '.join(map(str, ndims))}, got shape {x.shape}")
 
 
-def _pool1d(name, x, kernel_size, stride, padding, fill):
-    """The ``kernel_size`` strided windows of the last axis of (N, C, L) or (C, L), padded with
-    ``fill`` on both sides: one StridedSlice per window offset, so any float dtype works."""
+def _windows(name, x, k, s, pad, fill):
+    """The ``k`` strided windows (stride ``s``) of the last axis of (N, C, L) or (C, L) padded by
+    ``pad`` = (left, right) with ``fill``: one StridedSlice per window offset (any float dtype)."""
     x = floating_operand(name, x)
     _check_ndim(name, x, (2, 3))
+    n = (x.shape[-1] + pad[0] + pad[1] - k) // s + 1
+    if n < 1:
+        raise ValueError(f"{name}: kernel_size {k} is larger than the padded length {x.shape[-1] + sum(pad)}")
+    pieces = [full(x.shape[:-1] + (p,), fill, dtype=x.dtype) for p in pad]
+    if any(pad):
+        x = concat([t for t, p in zip((pieces[0], x, pieces[1]), (pad[0], 1, pad[1])) if p], -1)
+    return [getitem(x, (Ellipsis, slice(j, j + s * (n - 1) + 1, s))) for j in range(k)], n
+
+
+def max_pool1d_windows(x, k, s, pad, name="MaxPool1d"):
+    """Max over windows of the last axis; padding never wins the max."""
+    windows, _ = _windows(name, x, k, s, pad, -np.inf)
+    return functools.reduce(maximum, windows)
+
+
+def avg_pool1d_windows(x, k, s, pad, count_include_pad=True, name="AvgPool1d"):
+    """Mean over windows of the last axis: divided by ``k``, or by the count of unpadded elements."""
+    windows, n = _windows(name, x, k, s, pad, 0)
+    total = functools.reduce(add, windows)
+    if count_include_pad or not any(pad):
+        return div(total, k)
+    starts = np.arange(n) * s - pad[0]
+    counts = np.minimum(starts + k, x.shape[-1]) - np.maximum(starts, 0)
+    return div(total, counts.astype(total.dtype.np))
+
+
+def _pool1d_args(name, kernel_size, stride, padding):
     k = _single(name, "kernel_size", kernel_size)
     s = k if stride is None else _single(name, "stride", stride)
     p = _single(name, "padding", padding, lo=0)
     if 2 * p > k:
         raise ValueError(f"{name}: padding {p} must be at most half of kernel_size {k}")
-    length = x.shape[-1]
-    n = (length + 2 * p - k) // s + 1
-    if n < 1:
-        raise ValueError(f"{name}: kernel_size {k} is larger than the padded length {x.shape[-1] + 2 * p}")
-    if p:
-        edge = full(x.shape[:-1] + (p,), fill, dtype=x.dtype)
-        x = concat([edge, x, edge], -1)
-    return [getitem(x, (Ellipsis, slice(j, j + s * (n - 1) + 1, s))) for j in range(k)], (k, s, p, n, length)
+    return k, s, (p, p)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
     """Max over ``kernel_size`` windows of the last axis; padding never wins the max."""
     if dilation != 1 or return_indices or ceil_mode:
         raise ValueError("MaxPool1d: dilation, return_indices and ceil_mode are not supported")
-    windows, _ = _pool1d("MaxPool1d", input, kernel_size, stride, padding, -np.inf)
-    return functools.reduce(maximum, windows)
+    return max_pool1d_windows(input, *_pool1d_args("MaxPool1d", kernel_size, stride, padding))
 
 
 def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True):
@@ -64,13 +83,8 @@ def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     ``count_include_pad=False``)."""
     if ceil_mode:
         raise ValueError("AvgPool1d: ceil_mode is not supported")
-    windows, (k, s, p, n, length) = _pool1d("AvgPool1d", input_x, kernel_size, stride, padding, 0)
-    total = functools.reduce(add, windows)
-    if count_include_pad or not p:
-        return div(total, k)
-    starts = np.arange(n) * s - p
-    counts = np.minimum(starts + k, length) - np.maximum(starts, 0)
-    return div(total, counts.astype(total.dtype.np))
+    return avg_pool1d_windows(input_x, *_pool1d_args("AvgPool1d", kernel_size, stride, padding),
+                              count_include_pad=count_include_pad)
 
 
 def _averaging_matrix(n, out):
