@@ -2,7 +2,8 @@
 
 Every op is a decomposition over the core primitives (Reshape, Transpose, StridedSlice, Concat,
 Gather, BroadcastTo, Tile, Select...). Indexing lives in ``indexing``, creation in ``creation``,
-element-wise gathers and scatters in ``scatter_ops``; their functions are re-exported here.
+diagonals, one-hot and grids in ``array_matrix``, element-wise gathers and scatters in
+``scatter_ops``; their functions are re-exported here.
 """
 import builtins
 import math
@@ -15,7 +16,8 @@ from ..core import bind
 from .operands import assign, convert, is_tensor, is_tracer, normalize_axes, operand
 from .functional import reshape_if_needed as reshape, transpose, where
 from .indexing import getitem
-from . import creation, scatter_ops
+from . import array_matrix, creation, scatter_ops
+from .array_matrix import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .scatter_ops import *  # noqa: F401,F403
 
@@ -23,8 +25,8 @@ __all__ = ["expand_dims", "unsqueeze", "squeeze", "flatten", "tile", "broadcast_
            "stack", "split", "slice", "strided_slice", "gather", "getitem", "triu", "tril",
            "repeat_interleave", "assign", "index_select", "permute", "swapaxes", "swapdims", "movedim",
            "moveaxis", "narrow", "chunk", "unbind", "flip", "fliplr", "flipud", "reverse", "roll", "hstack",
-           "vstack", "tensor_split", "meshgrid", "diag", "diagonal", "one_hot", "shape", "rank", "size",
-           "numel", "is_tensor", "select"] + creation.__all__ + scatter_ops.__all__
+           "vstack", "tensor_split", "shape", "rank", "size", "numel", "is_tensor",
+           "select"] + array_matrix.__all__ + creation.__all__ + scatter_ops.__all__
 
 
 def _axis(name, axis, ndim):
@@ -359,61 +361,6 @@ def tensor_split(input, indices_or_sections, axis=0):
     bounds = [0] + [min(max(c + n if c < 0 else c, 0), n) for c in cuts] + [n]
     pre = (np.s_[:],) * a
     return tuple(getitem(x, pre + (np.s_[b:max(b, e)],)) for b, e in zip(bounds, bounds[1:]))
-
-
-def meshgrid(*inputs, indexing="xy"):
-    """Coordinate grids of 1-D tensors ('xy': the first two axes swapped, as numpy)."""
-    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
-        inputs = tuple(inputs[0])
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"Meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    xs = [operand("Meshgrid", t) for t in inputs]
-    if any(t.ndim != 1 for t in xs):
-        raise ValueError(f"Meshgrid: inputs must be 1-D, got shapes {[t.shape for t in xs]}")
-    sizes = [t.shape[0] for t in xs]
-    if indexing == "xy" and len(xs) > 1:
-        sizes[0], sizes[1] = sizes[1], sizes[0]
-    out = []
-    for i, t in enumerate(xs):
-        axis = (1 - i if i < 2 else i) if indexing == "xy" and len(xs) > 1 else i
-        view = [1] * len(xs)
-        view[axis] = t.shape[0]
-        out.append(broadcast_to(reshape(t, tuple(view)), tuple(sizes)))
-    return tuple(out)
-
-
-def diag(input):
-    """A tensor of rank 2k with ``input`` (rank k) on its diagonal: out[i..., i...] = input[i...]."""
-    x = operand("Diag", input)
-    if x.ndim == 0:
-        raise ValueError("Diag: the input must have rank >= 1")
-    n = x.size
-    full = broadcast_to(reshape(x, x.shape + (1,) * x.ndim), x.shape * 2)
-    return bind(P.Select, np.eye(n, dtype=bool).reshape(x.shape * 2), full, np.zeros((), x.dtype.np))
-
-
-def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal of the (dim1, dim2) planes, as a last axis (numpy semantics)."""
-    x = operand("Diagonal", input)
-    a, b = _axis("Diagonal", dim1, x.ndim), _axis("Diagonal", dim2, x.ndim)
-    if a == b:
-        raise ValueError(f"Diagonal: dim1 and dim2 must differ, got {dim1} and {dim2}")
-    rest = [i for i in builtins.range(x.ndim) if i not in (a, b)]
-    x = bind(P.Transpose, x, perm=tuple(rest + [a, b]))
-    n, m = x.shape[-2:]
-    rows = np.arange(max(0, -offset), min(n, m - offset)) if -n < offset < m else np.arange(0)
-    flat = reshape(x, x.shape[:-2] + (n * m,))
-    return bind(P.Gather, flat, rows * m + rows + offset, axis=x.ndim - 2)
-
-
-def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
-    """``on_value`` where ``indices`` equals the position along a new ``axis`` of size ``depth``."""
-    idx = _index_tensor("OneHot", indices)
-    a = _axis("OneHot", axis, idx.ndim + 1)
-    shape = [1] * (idx.ndim + 1)
-    shape[a] = int(depth)
-    hot = bind(P.Equal, expand_dims(idx, a), np.arange(int(depth), dtype=idx.dtype.np).reshape(shape))
-    return where(hot, on_value, off_value)
 
 
 def shape(input_x):

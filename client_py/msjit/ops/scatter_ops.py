@@ -162,11 +162,12 @@ def nonzero(input, *, as_tuple=False):
 
 def unique(input):
     """``(values, inverse)``: the distinct entries in order of first occurrence and, per input
-    entry, its position among them (int64 as ``input``'s shape). Eager only."""
+    entry, its position among them (``input``'s shape; int32 for int32 input, else int64). Eager only."""
     (x,) = _eager("Unique", input)
     _, first, inverse = np.unique(x.reshape(-1), return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return (operand("Unique", x.reshape(-1)[first[order]]),
-            operand("Unique", rank[inverse.reshape(-1)].astype(np.int64).reshape(x.shape)))
+            operand("Unique", rank[inverse.reshape(-1)].astype(x.dtype if x.dtype == np.int32 else np.int64)
+                    .reshape(x.shape)))
