@@ -58,6 +58,10 @@ NAMES = {   # module path -> names real MindSpore 2.10 has there (checked)
                         "get_metric_fn", "save_checkpoint", "load_checkpoint", "load_param_into_net", "callback"],
     "mindspore.train.callback": ["Callback", "LossMonitor", "RunContext"],
     "mindspore.dataset": ["GeneratorDataset", "NumpySlicesDataset"],
+    "mindspore.numpy": ["array", "asarray", "ones", "zeros", "arange", "sum", "mean", "dot", "concatenate"],
+    "mindspore.nn.optim": ["Optimizer", "SGD", "Momentum", "Adam"],
+    "mindspore.nn.loss": ["LossBase", "MSELoss", "SoftmaxCrossEntropyWithLogits", "L1Loss"],
+    "mindspore.nn.wrap": ["WithLossCell", "TrainOneStepCell"],
 }
 
 
@@ -86,6 +90,9 @@ IMPORTS = [
     "from mindspore.train import Model",
     "from mindspore import Model, LossMonitor",
     "import mindspore.context as context",
+    "import mindspore.numpy as mnp",
+    "from mindspore.nn.optim import Momentum",
+    "from mindspore.nn.loss import MSELoss",
 ]
 
 
@@ -102,7 +109,7 @@ def test_objects_are_msjit_objects():
     import mindspore.ops.functional as F
     from mindspore.common import dtype as mstype
     from mindspore.ops import operations as P
-    assert nn is msjit.nn and ms.nn is msjit.nn
+    assert nn is msjit.nn and ms.nn is msjit.nn and ms.numpy is msjit.numpy
     assert F.add is msjit.ops.add and ms.ops.add is msjit.ops.add and ms.ops.GradOperation is msjit.GradOperation
     assert P.Add is msjit.ops.Add and F.tensor_add.__class__ is P.Add
     assert ms.dtype is mstype and mstype.float32 is ms.float32 is msjit.float32
@@ -110,13 +117,14 @@ def test_objects_are_msjit_objects():
     assert ms.common.tensor is msjit.tensor   # the function shadows the submodule, as in MindSpore
 
 
-def test_nn_submodules_are_msjit_modules():
+@pytest.mark.parametrize("package", ["nn", "numpy"])
+def test_aliased_submodules_are_msjit_modules(package):
     """mindspore.nn.X is msjit.nn.X itself (one copy of every class), for any X msjit.nn has."""
     import pkgutil
-    for info in pkgutil.iter_modules(msjit.nn.__path__):
-        alias = importlib.import_module("mindspore.nn." + info.name)
-        real = importlib.import_module("msjit.nn." + info.name)
-        assert alias is real and real.__name__ == "msjit.nn." + info.name and real.__spec__.name == real.__name__
+    for info in pkgutil.iter_modules(importlib.import_module("msjit." + package).__path__):
+        alias = importlib.import_module(f"mindspore.{package}.{info.name}")
+        real = importlib.import_module(f"msjit.{package}.{info.name}")
+        assert alias is real and real.__name__ == real.__spec__.name == f"msjit.{package}.{info.name}"
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("mindspore.nn.no_such_module")
 
