@@ -3,6 +3,11 @@ import numpy as np
 
 from .proto import mindir_pb2
 
+__all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "bool_", "half", "single", "double", "float_", "byte", "ubyte", "short", "ushort", "intc",
+           "uintc", "intp", "uintp", "long", "int_", "uint", "number_type", "float_type", "int_type", "uint_type",
+           "all_types", "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype", "get_py_obj_dtype"]
+
 
 class DType:
     """A tensor element type: its numpy dtype and its MindIR ``DataType``. One object per type.

@@ -13,7 +13,7 @@ import sys
 
 from .. import dtype as D
 from .. import ops as _ops   # (partially initialized here; only read when a class is called)
-from ..core import current_builder
+from ..core import Tracer, current_builder
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def _cumulative(name):
 
 def _print(*args):
     """Print's values (MindSpore prints eagerly; a compiled graph cannot print)."""
-    if current_builder() is not None or any(type(a).__name__ == "Tracer" for a in args):
+    if current_builder() is not None or any(type(a) is Tracer for a in args):
         logger.warning("ops.Print under jit: msjit does not print from compiled graphs; the values "
                        "are not printed (call it outside jit, or return the values)")
         return None
