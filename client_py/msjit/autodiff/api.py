@@ -97,7 +97,7 @@ class GradFunction:
         builder = current_builder() or next((a.builder for a in args if type(a) is Tracer), None)
         if builder is not None:
             value, grads = record_grad(builder, self.fn, args, kwargs, positions, self.weights, self.has_aux, sens)
-        elif self._compiles():   # (sensitivities as trailing arguments: jit takes no tensor tuples)
+        elif self._compiles(args, kwargs):   # (sensitivities as trailing arguments: jit takes no tensor tuples)
             return self._compiled_function(0 if sens is None else len(sens))(*args, *(sens or ()), **kwargs)
         else:
             value, grads = self._eager(args, kwargs, positions, sens)
@@ -125,8 +125,13 @@ class GradFunction:
         sens = [None] * len(diff) if sens is None else sensitivities(sens, leaves, self.has_aux, diff)
         return out, list(backward([(leaves[i], s) for i, s in zip(diff, sens)]))
 
-    def _compiles(self):
-        return context.is_graph_mode() or hasattr(self.fn, "_msjit_source_fn")
+    def _compiles(self, args, kwargs):
+        """GRAPH_MODE or a jitted ``fn``, unless a Tensor is inside a tuple/list/dict argument or
+        passed by keyword (jit takes Tensors as positional arguments only): that call runs on the
+        eager tape, which gives the same values."""
+        if not (context.is_graph_mode() or hasattr(self.fn, "_msjit_source_fn")):
+            return False
+        return not any(_has_tensor(a) for a in args if not isinstance(a, Tensor)) and not _has_tensor(kwargs)
 
     def _compiled_function(self, nsens):
         """A traced JitFunction whose graph is this gradient's Grad node (rebuilt when ``fn``, a
@@ -165,6 +170,13 @@ class GradFunction:
         if self.has_aux:
             return result, tuple(value[1:]) if isinstance(value, (tuple, list)) else ()
         return result
+
+
+def _has_tensor(v):
+    if isinstance(v, Tensor):
+        return True
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, (tuple, list)) else ()
+    return any(_has_tensor(x) for x in items)
 
 
 def _is_int_tuple(v):
