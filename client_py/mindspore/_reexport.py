@@ -30,10 +30,11 @@ def reexport(namespace, *modules, extra=(), submodules=False):
         namespace.setdefault(name, value)
         copied.append(name)
 
-    def __getattr__(name):
+    def __getattr__(name):   # (never a submodule: ``from . import x`` must import our own x)
         for module in modules:
-            if not name.startswith("_") and hasattr(module, name):
-                return getattr(module, name)
+            value = getattr(module, name, None) if not name.startswith("_") else None
+            if value is not None and not isinstance(value, types.ModuleType):
+                return value
         raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
     namespace["__getattr__"] = __getattr__
     return copied

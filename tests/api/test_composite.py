@@ -124,3 +124,45 @@ def test_composite_grad_and_like():
     np.testing.assert_array_equal(C.zeros_like(Tensor(x)).asnumpy(), np.zeros_like(x))
     np.testing.assert_array_equal(C.ones_like(Tensor(x)).asnumpy(), np.ones_like(x))
     assert ms.ops.depend(Tensor(x), None).shape == (2, 3)
+
+
+momentum_opt = C.MultitypeFuncGraph("momentum_opt")
+
+
+@momentum_opt.register("Function", "Tensor", "Tensor", "Tensor", "Tensor", "Tensor")
+def _(opt, momentum, learning_rate, gradient, weight, moment):
+    return ms.ops.functional.depend(True, opt(weight, moment, learning_rate, gradient, momentum))
+
+
+class MomentumIdiom(ms.nn.Cell):
+    """MindSpore's optimizer idiom: HyperMap over F.partial(MultitypeFuncGraph, ApplyMomentum, ...)."""
+
+    def __init__(self, params):
+        super().__init__()
+        self.params = ms.ParameterTuple(params)
+        self.moments = self.params.clone(prefix="moments", init="zeros")
+        self.lr, self.momentum = Tensor(np.float32(0.1)), Tensor(np.float32(0.9))
+        self.hyper_map = C.HyperMap()
+        self.opt = ms.ops.operations.ApplyMomentum()
+
+    def construct(self, g1, g2):
+        partial = ms.ops.functional.partial(momentum_opt, self.opt, self.momentum, self.lr)
+        return self.hyper_map(partial, (g1, g2), self.params, self.moments)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+def test_optimizer_idiom(mode):
+    w1 = Parameter(Tensor(np.ones(3, np.float32)), name="w1")
+    w2 = Parameter(Tensor(np.zeros((2, 2), np.float32)), name="w2")
+    g1, g2 = RNG.standard_normal(3).astype(np.float32), RNG.standard_normal((2, 2)).astype(np.float32)
+    opt = MomentumIdiom([w1, w2])
+    ms.set_context(mode=mode)
+    try:
+        assert opt(Tensor(g1), Tensor(g2)) == (True, True)
+        opt(Tensor(g1), Tensor(g2))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    # accum: g, then 1.9 g; w: w0 - 0.1 g - 0.19 g
+    np.testing.assert_allclose(w1.asnumpy(), 1 - 0.29 * g1, rtol=1e-5)
+    np.testing.assert_allclose(w2.asnumpy(), -0.29 * g2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(opt.moments[1].asnumpy(), 1.9 * g2, rtol=1e-5)

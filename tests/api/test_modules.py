@@ -140,3 +140,19 @@ def test_names_added_to_msjit_later_are_found():
         del msjit.ops.some_later_op
     with pytest.raises(AttributeError):
         F.some_later_op
+
+
+def test_attribute_paths_are_the_mindspore_modules():
+    """``mindspore.ops.functional`` reached by attribute (after only ``import mindspore``) is the
+    MindSpore module, not msjit's module of the same name."""
+    code = ("import mindspore as ms\n"
+            "paths = ['ops', 'ops.functional', 'ops.composite', 'ops.operations', 'ops.primitive', 'context',\n"
+            "         'train', 'train.callback', 'common', 'common.dtype', 'common.api', 'dataset', 'dtype']\n"
+            "for p in paths:\n"
+            "    m = ms\n"
+            "    for part in p.split('.'):\n"
+            "        m = getattr(m, part)\n"
+            "    want = 'mindspore.common.dtype' if p == 'dtype' else 'mindspore.' + p\n"
+            "    assert m.__name__ == want, (p, m.__name__)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -7,6 +7,7 @@ functional op as a string, looked up in ``msjit.ops`` when called, so a class wh
 module adds later works as soon as that op exists (until then, calling it is a
 NotImplementedError naming the op).
 """
+import functools
 import logging
 import math
 import sys
@@ -90,6 +91,20 @@ def _with_value(arg, reduce):
     """(int64 index, value) of the extreme along ``axis``, as ArgMaxWithValue returns."""
     return lambda x, *, axis, keep_dims: (_o("cast")(_o(arg)(x, axis, keep_dims), D.int64),
                                           _o(reduce)(x, axis, keep_dims))
+
+
+def _apply_momentum(var, accum, lr, grad, momentum, *, use_locking, use_nesterov, gradient_scale):
+    """accum = accum * momentum + grad; var -= lr * (grad + accum * momentum if nesterov else accum)."""
+    if gradient_scale != 1.0:
+        grad = _o("mul")(grad, gradient_scale)
+    accum = _o("assign")(accum, _o("add")(_o("mul")(accum, momentum), grad))
+    step = _o("add")(grad, _o("mul")(accum, momentum)) if use_nesterov else accum
+    return _o("assign")(var, _o("sub")(var, _o("mul")(step, lr)))
+
+
+def _summary(name, value):
+    """The summary ops record for MindSpore's SummaryCollector; msjit has none: a no-op."""
+    return None
 
 
 def _bias_add(x, bias, *, data_format):
@@ -182,6 +197,9 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "AssignAdd": (lambda p, v: _o("assign")(p, _o("add")(p, v)), _NO),
     "AssignSub": (lambda p, v: _o("assign")(p, _o("sub")(p, v)), _NO),
     "Print": (_print, _NO),
+    "Partial": (lambda fn, *args: functools.partial(fn, *args), _NO),
+    **{name: (_summary, _NO) for name in ("ScalarSummary", "TensorSummary", "HistogramSummary", "ImageSummary")},
+    "ApplyMomentum": (_apply_momentum, {"use_locking": False, "use_nesterov": False, "gradient_scale": 1.0}),
     "Split": (lambda x, *, axis, output_num: _o("split")(x, x.shape[axis] // output_num, axis),
               {"axis": 0, "output_num": 1}),
     "OneHot": (lambda i, depth, on, off, *, axis: _o("one_hot")(i, depth, on, off, axis), {"axis": -1}),
@@ -243,5 +261,5 @@ FUNCTIONAL_ALIASES = {alias: globals()[cls]() for alias, cls in {
     "tensor_le": "LessEqual", "tensor_exp": "Exp", "dtype": "DType", "shape": "Shape", "rank": "Rank",
     "size": "Size", "identity": "Identity", "assign_add": "AssignAdd", "assign_sub": "AssignSub",
     "print_": "Print", "fill": "Fill", "squared_difference": "SquaredDifference", "addn": "AddN",
-    "scalar_cast": "ScalarCast", "bias_add": "BiasAdd",
+    "scalar_cast": "ScalarCast", "bias_add": "BiasAdd", "partial": "Partial",
 }.items()}
