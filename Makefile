@@ -56,3 +56,5 @@ test: install
 clean:
 	$(BAZEL) clean
 	rm -rf client_py/msjit/proto client_py/msjit/_msjit_rt.so build
+
+gen: ; PYTHONPATH=client_py $(PY) tools/gen_ops_md.py

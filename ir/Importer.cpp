@@ -167,9 +167,11 @@ class GraphImporter {
         mlir::FileLineColLoc::get(&ctx_, node.location().file(), node.location().line(), 0));
   }
 
-  // Operands and attributes of `node` (a Grad node's body excepted) into `state`.
+  // Operands and attributes of `node` (a Grad node's body excepted) into `state`. Only the
+  // attributes the op declares: any other (a misspelled one) would be carried along unused.
   void addOperandsAndAttributes(const mindir::NodeProto &node, mlir::OperationState &state) {
     for (const auto &in : node.input()) state.operands.push_back(values_.lookup(in));
+    auto declared = state.name.getAttributeNames();
     for (const auto &a : node.attribute()) {
       if (a.name().empty() || state.attributes.get(a.name()))
         fail(nodeRef(node) + ": attribute names must be non-empty and unique");
@@ -178,6 +180,8 @@ class GraphImporter {
           fail(nodeRef(node) + ": only a Grad node's 'body' attribute may hold a graph");
         continue;
       }
+      if (!llvm::is_contained(declared, builder_.getStringAttr(a.name())))
+        fail(nodeRef(node) + ": " + node.op_type() + " has no attribute '" + a.name() + "'");
       state.addAttribute(a.name(), convertAttribute(node, a));
     }
   }

@@ -149,9 +149,15 @@ FailureOr<RankedTensorType> mlir::mindir::rules::conv2dResultType(std::optional<
 FailureOr<RankedTensorType> mlir::mindir::rules::poolResultType(std::optional<Location> loc, StringRef op,
                                                                 RankedTensorType x, DictionaryAttr attrs) {
   if (x.getRank() != 4) return emitOptionalError(loc, op, " expects an NCHW input, got shape ", shapeStr(x.getShape()));
+  if (!x.getElementType().isF32())
+    return emitOptionalError(loc, op, " supports float32 tensors, got ", typeStr(x.getElementType()));
   auto kernel = requireInts(loc, op, attrs, "kernel", 2), stride = requireInts(loc, op, attrs, "stride", 2),
        pad = requireInts(loc, op, attrs, "pad", 4);
   if (failed(kernel) || failed(stride) || failed(pad)) return failure();
+  // Each window must hold an input element: padding never wins a max nor empties an average.
+  if (std::max((*pad)[0], (*pad)[1]) >= (*kernel)[0] || std::max((*pad)[2], (*pad)[3]) >= (*kernel)[1])
+    return emitOptionalError(loc, op, " padding ", shapeStr(*pad), " must be smaller than the kernel ",
+                             shapeStr(*kernel));
   int64_t oh = windowExtent(x.getDimSize(2), (*pad)[0], (*pad)[1], (*kernel)[0], (*stride)[0], 1);
   int64_t ow = windowExtent(x.getDimSize(3), (*pad)[2], (*pad)[3], (*kernel)[1], (*stride)[1], 1);
   if (oh < 1 || ow < 1)
@@ -220,7 +226,8 @@ LogicalResult mlir::mindir::inferTriangle(std::optional<Location> loc, StringRef
 
 LogicalResult mlir::mindir::inferReduce(std::optional<Location> loc, StringRef op,
                                         ValueRange operands, DictionaryAttr attrs,
-                                        SmallVectorImpl<Type> &types, bool floatOnly) {
+                                        SmallVectorImpl<Type> &types, bool floatOnly,
+                                        bool needsElements) {
   if (failed(expectOperands(loc, op, operands, 1))) return failure();
   auto t = tensorOperand(operands[0]);
   if (floatOnly && failed(checkFloat(loc, op, t.getElementType()))) return failure();
@@ -238,6 +245,9 @@ LogicalResult mlir::mindir::inferReduce(std::optional<Location> loc, StringRef o
     reduced[axis] = true;
     prev = axis;
   }
+  for (int64_t i = 0; needsElements && i < rank; ++i)
+    if (reduced[i] && t.getDimSize(i) == 0)
+      return emitOptionalError(loc, op, " cannot reduce the empty axis ", i, " of shape ", shapeStr(t.getShape()));
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     if (!reduced[i]) shape.push_back(t.getDimSize(i));
@@ -257,6 +267,7 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return emitOptionalError(loc, op, " operands have different dtypes: ",
                              typeStr(lhs.getElementType()), " vs ",
                              typeStr(rhs.getElementType()));
+  if (failed(checkKind(loc, op, lhs.getElementType(), ElementKind::Numeric))) return failure();
   auto flag = [&](StringRef name) {
     auto b = attrs ? attrs.get(name).dyn_cast_or_null<BoolAttr>() : nullptr;
     return b && b.getValue();
@@ -326,7 +337,7 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (failed(multiples)) return failure();
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < t.getRank(); ++i) {
-    if ((*multiples)[i] < 1) return emitOptionalError(loc, op, " multiples must be >= 1");
+    if ((*multiples)[i] < 0) return emitOptionalError(loc, op, " multiples must be >= 0");
     shape.push_back(t.getDimSize(i) * (*multiples)[i]);
   }
   types.push_back(RankedTensorType::get(shape, t.getElementType()));

@@ -30,7 +30,7 @@ LogicalResult inferTriangle(std::optional<Location> loc, StringRef op, ValueRang
                             DictionaryAttr attrs, SmallVectorImpl<Type> &types);
 LogicalResult inferReduce(std::optional<Location> loc, StringRef op, ValueRange operands,
                           DictionaryAttr attrs, SmallVectorImpl<Type> &types,
-                          bool floatOnly);
+                          bool floatOnly, bool needsElements);
 
 // numpy broadcasting of two static shapes; nullopt when incompatible.
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b);

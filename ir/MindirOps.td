@@ -17,7 +17,7 @@ class Mindir_BinaryOp<string mnemonic, string summaryText, string kind = "Numeri
                       list<Trait> traits = []>
     : Mindir_Op<mnemonic, traits> {
   let summary = summaryText;
-  let arguments = (ins Mindir_Tensor:$lhs, Mindir_Tensor:$rhs);
+  let arguments = (ins Mindir_KindTensor<kind>.type:$lhs, Mindir_KindTensor<kind>.type:$rhs);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
@@ -36,7 +36,7 @@ class Mindir_UnaryOp<string mnemonic, string summaryText, string kind = "Numeric
                      list<Trait> traits = []>
     : Mindir_Op<mnemonic, traits> {
   let summary = summaryText;
-  let arguments = (ins Mindir_Tensor:$operand);
+  let arguments = (ins Mindir_KindTensor<kind>.type:$operand);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
@@ -81,7 +81,7 @@ def Mindir_LogicalNotOp : Mindir_UnaryOp<"LogicalNot", "elementwise not x", "Boo
 
 def Mindir_SelectOp : Mindir_Op<"Select", [Differentiable]> {
   let summary = "elementwise cond ? x : y, all three broadcast together";
-  let arguments = (ins Mindir_Tensor:$cond, Mindir_Tensor:$x, Mindir_Tensor:$y);
+  let arguments = (ins Mindir_BoolTensor:$cond, Mindir_Tensor:$x, Mindir_Tensor:$y);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$cond `,` $x `,` $y attr-dict `:` functional-type(operands, results)";
 }
@@ -92,20 +92,21 @@ def Mindir_MatMulOp : Mindir_Op<"MatMul", [Differentiable]> {
     `transpose_a`/`transpose_b` swap the last two dims of that operand first.
     Runs on the runtime's BLAS kernel (see VendorKernels).
   }];
-  let arguments = (ins Mindir_Tensor:$lhs, Mindir_Tensor:$rhs,
+  let arguments = (ins Mindir_NumericTensor:$lhs, Mindir_NumericTensor:$rhs,
                        OptionalAttr<BoolAttr>:$transpose_a, OptionalAttr<BoolAttr>:$transpose_b);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-class Mindir_ReduceOp<string mnemonic, string summaryText, bit floatOnly>
+// `needsElements`: reducing an empty axis has no value (max, min).
+class Mindir_ReduceOp<string mnemonic, string summaryText, bit floatOnly, bit needsElements = 0>
     : Mindir_Op<mnemonic, [Differentiable]> {
   let summary = summaryText;
   let description = [{
     `axes` are non-negative, sorted and unique; an empty list reduces every axis.
     With `keep_dims` the reduced axes stay as size-1 dims.
   }];
-  let arguments = (ins Mindir_Tensor:$operand, DenseI64ArrayAttr:$axes,
+  let arguments = (ins !if(floatOnly, Mindir_FloatTensor, Mindir_NumericTensor):$operand, DenseI64ArrayAttr:$axes,
                        BoolAttr:$keep_dims);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
@@ -115,15 +116,16 @@ class Mindir_ReduceOp<string mnemonic, string summaryText, bit floatOnly>
         ::mlir::ValueRange operands, ::mlir::DictionaryAttr attrs, ::mlir::RegionRange,
         ::llvm::SmallVectorImpl<::mlir::Type> &types) {
       return inferReduce(loc, getOperationName(), operands, attrs, types,
-                         /*floatOnly=*/}] # !if(floatOnly, "true", "false") # [{);
+                         /*floatOnly=*/}] # !if(floatOnly, "true", "false") # [{,
+                         /*needsElements=*/}] # !if(needsElements, "true", "false") # [{);
     }
   }];
 }
 
 def Mindir_ReduceSumOp : Mindir_ReduceOp<"ReduceSum", "sum over axes", 0>;
 def Mindir_ReduceMeanOp : Mindir_ReduceOp<"ReduceMean", "mean over axes", 1>;
-def Mindir_ReduceMaxOp : Mindir_ReduceOp<"ReduceMax", "max over axes", 0>;
-def Mindir_ReduceMinOp : Mindir_ReduceOp<"ReduceMin", "min over axes", 0>;
+def Mindir_ReduceMaxOp : Mindir_ReduceOp<"ReduceMax", "max over axes", 0, 1>;
+def Mindir_ReduceMinOp : Mindir_ReduceOp<"ReduceMin", "min over axes", 0, 1>;
 
 def Mindir_Conv2DOp : Mindir_Op<"Conv2D", [Differentiable]> {
   let summary = "2-D convolution, NCHW input, OIHW weight, explicit padding";
@@ -131,19 +133,21 @@ def Mindir_Conv2DOp : Mindir_Op<"Conv2D", [Differentiable]> {
     `pad` is [top, bottom, left, right]; `group` divides both channel counts.
     Runs on the runtime's oneDNN kernel (see VendorKernels).
   }];
-  let arguments = (ins Mindir_FloatTensor:$input, Mindir_FloatTensor:$weight,
+  let arguments = (ins Mindir_F32Tensor:$input, Mindir_F32Tensor:$weight,
                        DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$dilation,
                        DenseI64ArrayAttr:$pad, I64Attr:$group);
-  let results = (outs Mindir_FloatTensor:$result);
+  let results = (outs Mindir_F32Tensor:$result);
   let assemblyFormat = "$input `,` $weight attr-dict `:` functional-type(operands, results)";
 }
 
-class Mindir_PoolOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic, [Differentiable]> {
+// `extraAttrs`: AvgPool's count_include_pad (MaxPool has none). Every padding
+// is smaller than the kernel, so each window holds an input element.
+class Mindir_PoolOp<string mnemonic, string summaryText, dag extraAttrs = (ins)>
+    : Mindir_Op<mnemonic, [Differentiable]> {
   let summary = summaryText;
-  let arguments = (ins Mindir_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
-                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad,
-                       OptionalAttr<BoolAttr>:$count_include_pad);
-  let results = (outs Mindir_FloatTensor:$result);
+  let arguments = !con((ins Mindir_F32Tensor:$input, DenseI64ArrayAttr:$kernel,
+                            DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad), extraAttrs);
+  let results = (outs Mindir_F32Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferReturnTypes(
@@ -156,7 +160,8 @@ class Mindir_PoolOp<string mnemonic, string summaryText> : Mindir_Op<mnemonic, [
 }
 
 def Mindir_MaxPoolOp : Mindir_PoolOp<"MaxPool", "2-D max pooling over NCHW">;
-def Mindir_AvgPoolOp : Mindir_PoolOp<"AvgPool", "2-D average pooling over NCHW">;
+def Mindir_AvgPoolOp : Mindir_PoolOp<"AvgPool", "2-D average pooling over NCHW",
+    (ins OptionalAttr<BoolAttr>:$count_include_pad)>;
 
 // Gradient kernels of Conv2D and pooling (what their bprop rules emit). Like
 // the forward ops they run on the runtime's kernels (see VendorKernels); dy
@@ -166,27 +171,27 @@ class Mindir_GradKernelOp<string mnemonic, string summaryText, dag operandsAndAt
     : Mindir_Op<mnemonic, traits> {
   let summary = summaryText;
   let arguments = operandsAndAttrs;
-  let results = (outs Mindir_FloatTensor:$result);
+  let results = (outs Mindir_F32Tensor:$result);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
 def Mindir_Conv2DBackpropInputOp : Mindir_GradKernelOp<"Conv2DBackpropInput",
     "gradient of Conv2D with respect to its input, of shape `input_shape`",
-    (ins Mindir_FloatTensor:$dy, Mindir_FloatTensor:$weight, DenseI64ArrayAttr:$stride,
+    (ins Mindir_F32Tensor:$dy, Mindir_F32Tensor:$weight, DenseI64ArrayAttr:$stride,
          DenseI64ArrayAttr:$dilation, DenseI64ArrayAttr:$pad, I64Attr:$group,
          DenseI64ArrayAttr:$input_shape), [Differentiable]>;
 def Mindir_Conv2DBackpropFilterOp : Mindir_GradKernelOp<"Conv2DBackpropFilter",
     "gradient of Conv2D with respect to its weight, of shape `filter_shape`",
-    (ins Mindir_FloatTensor:$dy, Mindir_FloatTensor:$input, DenseI64ArrayAttr:$stride,
+    (ins Mindir_F32Tensor:$dy, Mindir_F32Tensor:$input, DenseI64ArrayAttr:$stride,
          DenseI64ArrayAttr:$dilation, DenseI64ArrayAttr:$pad, I64Attr:$group,
          DenseI64ArrayAttr:$filter_shape), [Differentiable]>;
 def Mindir_MaxPoolGradOp : Mindir_GradKernelOp<"MaxPoolGrad",
     "gradient of MaxPool: dy goes to the first maximum of each window",
-    (ins Mindir_FloatTensor:$input, Mindir_FloatTensor:$dy, DenseI64ArrayAttr:$kernel,
+    (ins Mindir_F32Tensor:$input, Mindir_F32Tensor:$dy, DenseI64ArrayAttr:$kernel,
          DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad)>;
 def Mindir_AvgPoolGradOp : Mindir_GradKernelOp<"AvgPoolGrad",
     "gradient of AvgPool: dy spread evenly over each window, of shape `input_shape`",
-    (ins Mindir_FloatTensor:$dy, DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+    (ins Mindir_F32Tensor:$dy, DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
          DenseI64ArrayAttr:$pad, BoolAttr:$count_include_pad, DenseI64ArrayAttr:$input_shape),
     [Differentiable]>;
 
@@ -235,7 +240,7 @@ def Mindir_ConcatOp : Mindir_Op<"Concat", [Differentiable]> {
 
 def Mindir_GatherOp : Mindir_Op<"Gather", [Differentiable]> {
   let summary = "take slices of params along `axis` at indices";
-  let arguments = (ins Mindir_Tensor:$params, TensorOf<[I32, I64]>:$indices, I64Attr:$axis);
+  let arguments = (ins Mindir_Tensor:$params, Mindir_IndexTensor:$indices, I64Attr:$axis);
   let results = (outs Mindir_Tensor:$result);
   let assemblyFormat = "$params `,` $indices attr-dict `:` functional-type(operands, results)";
 }

@@ -11,7 +11,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .dtype import DType, from_numpy
+from .dtype import ALL, DType, from_numpy
 from .errors import ConcreteValueNeeded
 from .mixin import TensorMixin
 from .parameter import Parameter
@@ -36,19 +36,29 @@ class ShapedArray(NamedTuple):
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
 
+# Python types of each attribute kind (the kinds are AttributeProto's: ints, i, b, dtype, t).
+_ATTR_TYPES = {"ints": (tuple, list), "int": (int, np.integer), "bool": (bool, np.bool_),
+               "dtype": (DType,), "tensor": (np.ndarray,)}
+
+
 @dataclass(frozen=True, eq=False)
 class Primitive:
     """A core primitive: the only kind of operation msjitd compiles (declared in ``ops.prims``).
 
-    ``attrs`` names the attributes with their kinds and ``dtypes`` the operand dtypes the rule
-    accepts; both are part of the contract checked against the daemon's ODS definitions.
+    The declaration is the op's contract, checked against the daemon's ODS definitions by
+    tests/py/test_primitive_contract.py and rendered into proto/OPS.md by tools/gen_ops_md.py.
     """
     name: str                 # MindIR op_type
     impl: Callable            # eager kernel: numpy arrays, attrs -> numpy array
     abstract: Callable        # rule: ShapedArrays, attrs -> ShapedArray (raises on bad input)
-    attrs: tuple = ()         # ((attribute name, kind), ...), kinds as in proto/OPS.md
-    dtypes: frozenset = field(default=frozenset())  # accepted dtypes of the first operand
+    attrs: tuple = ()         # ((name, kind), ...): kind ints | int | bool | dtype | tensor, "?" = optional
+    dtypes: frozenset = field(default=frozenset())  # what every operand accepts, unless `operands` says
+    operands: tuple = ("x",)  # names; ("cond", dtypes) fixes one operand's dtypes; "*xs" = 1 or more
+    out: str = ""             # the result's shape and dtype, for proto/OPS.md
     doc: str = ""             # one line for proto/OPS.md
+    why: str = ""             # why a primitive and not a decomposition, where that is not obvious
+    example: tuple = ((), {})  # a valid call: (operand shapes, attrs)
+    section: str = ""         # its section of proto/OPS.md
 
     def __call__(self, *operands, **attrs):
         """Apply with no implicit conversion: operands must already agree."""
@@ -57,9 +67,39 @@ class Primitive:
     def __repr__(self):
         return f"Primitive({self.name})"
 
+    def operand_dtypes(self, i):
+        """The dtypes operand ``i`` accepts."""
+        spec = self.operands[min(i, len(self.operands) - 1)]
+        return spec[1] if isinstance(spec, tuple) else self.dtypes
+
+    def check(self, *avals, **attrs):
+        """The whole contract on abstract values: the declared attributes (names and kinds), the
+        operand count, then the rule. ``bind`` runs only the rule: its callers, the decompositions,
+        pass declared attributes by construction, and eager ops are on the hot path."""
+        kinds = dict(self.attrs)
+        for key, value in attrs.items():
+            if key not in kinds:
+                raise TypeError(f"{self.name}: unknown attribute {key!r}")
+            kind = kinds[key].rstrip("?")
+            ok = isinstance(value, _ATTR_TYPES[kind]) and (kind == "bool") == isinstance(value, (bool, np.bool_))
+            if kind == "ints":
+                ok = ok and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
+            if not ok:
+                raise TypeError(f"{self.name}: attribute {key!r} must be {kind}, got {value!r}")
+        missing = [k for k, kind in self.attrs if not kind.endswith("?") and k not in attrs]
+        if missing:
+            raise TypeError(f"{self.name}: missing attribute(s) {', '.join(missing)}")
+        variadic = any(isinstance(o, str) and o.startswith("*") for o in self.operands)
+        if len(avals) != len(self.operands) and not (variadic and len(avals) >= len(self.operands)):
+            raise TypeError(f"{self.name}: expected {'at least ' if variadic else ''}{len(self.operands)} "
+                            f"operands, got {len(avals)}")
+        return self.abstract(*avals, **attrs)
+
 
 Constant = Primitive("Constant", lambda *, value: value, lambda *, value: ShapedArray.of(value),
-                     (("value", "tensor"),), doc="a literal tensor (`value`)")
+                     (("value", "tensor"),), frozenset(ALL), operands=(), out="`value`'s shape and dtype",
+                     doc="a literal tensor", example=((), {"value": np.zeros((2, 3), np.float32)}),
+                     section="Literals")
 
 
 class Tracer(TensorMixin):
