@@ -144,6 +144,43 @@ def test_conv1d(pad_mode):
         net(Tensor(x[0]))
 
 
+def conv_transpose_ref(x, weight, bias, stride, top_left, out_size):
+    """Scatter each input pixel times the kernel into the full output, then crop at ``top_left``."""
+    n, _, h, wd = x.shape
+    _, o, kh, kw = weight.shape
+    full = np.zeros((n, o, (h - 1) * stride + kh, (wd - 1) * stride + kw))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum(
+                "nc,cohw->nohw", x[:, :, i, j], weight)
+    t, l = top_left
+    return full[:, :, t:t + out_size[0], l:l + out_size[1]] + bias.reshape(1, -1, 1, 1)
+
+
+@pytest.mark.parametrize("pad_mode, padding", [("same", 0), ("valid", 0), ("pad", 1)])
+def test_conv2d_transpose(pad_mode, padding):
+    rng = _seed("transpose" + pad_mode)
+    net = nn.Conv2dTranspose(3, 2, 3, stride=2, pad_mode=pad_mode, padding=padding, has_bias=True)
+    assert net.weight.shape == (3, 2, 3, 3)
+    x = array(rng, (2, 3) + shape(rng, 2, 2, 4))
+    h, wd = x.shape[2:]
+    size = {"same": (2 * h, 2 * wd), "valid": (2 * h + 1, 2 * wd + 1), "pad": (2 * h - 1, 2 * wd - 1)}[pad_mode]
+    top_left = {"same": (0, 0), "valid": (0, 0), "pad": (1, 1)}[pad_mode]
+    check_api(net, [x], as_input(lambda x: conv_transpose_ref(x, w(net.weight), w(net.bias), 2, top_left, size)),
+              rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode, np_mode", [("CONSTANT", "constant"), ("REFLECT", "reflect"),
+                                           ("SYMMETRIC", "symmetric")])
+def test_pad_cell(mode, np_mode):
+    rng = _seed("pad" + mode)
+    x = array(rng, (3, 4, 5))
+    paddings = ((0, 0), (1, 2), (2, 1))
+    check_api(nn.Pad(paddings, mode), [x], lambda x: np.pad(x, paddings, np_mode), grad=True)
+    with pytest.raises(ValueError, match="mode"):
+        nn.Pad(paddings, "EDGE")
+
+
 @pytest.mark.parametrize("cls, ndim", [(nn.BatchNorm1d, 2), (nn.BatchNorm1d, 3), (nn.BatchNorm2d, 4)])
 def test_batch_norm(cls, ndim):
     rng = _seed(cls.__name__ + str(ndim))

@@ -4,16 +4,16 @@ from . import activation, loss, optim
 from .activation import *  # noqa: F401,F403
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
-from .conv import Conv1d, Conv2d
-from .layers import Dense, Dropout, Embedding, Flatten, Identity
+from .conv import Conv1d, Conv2d, Conv2dTranspose
+from .layers import Dense, Dropout, Embedding, Flatten, Identity, Pad
 from .loss import *  # noqa: F401,F403
 from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .optim import *  # noqa: F401,F403
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .wrap import ForwardValueAndGrad, TrainOneStepCell, WithEvalCell, WithLossCell
 
-__all__ = (["Cell", "CellList", "CellDict", "SequentialCell", "Parameter", "Conv1d", "Conv2d", "BatchNorm1d",
-            "BatchNorm2d", "LayerNorm", "GroupNorm", "Dense", "Dropout", "Embedding", "Flatten", "Identity",
+__all__ = (["Cell", "CellList", "CellDict", "SequentialCell", "Parameter", "Conv1d", "Conv2d", "Conv2dTranspose", "BatchNorm1d",
+            "BatchNorm2d", "LayerNorm", "GroupNorm", "Dense", "Dropout", "Embedding", "Flatten", "Identity", "Pad",
             "MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool1d",
             "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad", "WithEvalCell"]
            + activation.__all__ + loss.__all__ + optim.__all__)

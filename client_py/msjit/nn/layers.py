@@ -1,10 +1,11 @@
-"""Basic layers: Dense, Flatten, Identity, Dropout, Embedding."""
+"""Basic layers: Dense, Flatten, Identity, Dropout, Embedding, Pad."""
 import math
 
 from .. import dtype as D
 from .. import ops
 from ..initializer import HeUniform, Uniform, initializer
 from ..parameter import Parameter
+from ..ops.nn_pooling import pad_axes
 from .activation import get_activation
 from .cell import Cell
 
@@ -85,3 +86,28 @@ class Embedding(Cell):
 
     def construct(self, ids):
         return ops.gather(self.embedding_table, ids, 0)
+
+
+class Pad(Cell):
+    """``Pad(paddings, mode="CONSTANT")``: ``paddings`` gives (before, after) for the leading
+    axes in order; modes "CONSTANT" (zeros), "REFLECT" and "SYMMETRIC" (edge repeated)."""
+
+    _MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if not isinstance(mode, str) or mode.upper() not in self._MODES:
+            raise ValueError(f"Pad: mode must be one of {', '.join(self._MODES)}, got {mode!r}")
+        if not isinstance(paddings, (tuple, list)) or any(
+                not isinstance(p, (tuple, list)) or len(p) != 2 or any(not isinstance(i, int) or i < 0 for i in p)
+                for p in paddings):
+            raise ValueError(f"Pad: paddings must be a tuple of (before, after) pairs of non-negative ints, "
+                             f"got {paddings!r}")
+        self.paddings = tuple(tuple(p) for p in paddings)
+        self.mode = mode.upper()
+
+    def construct(self, x):
+        if len(self.paddings) > x.ndim:
+            raise ValueError(f"Pad: {len(self.paddings)} paddings for an input of shape {x.shape}")
+        widths = {axis: p for axis, p in enumerate(self.paddings) if any(p)}
+        return pad_axes(x, widths, self.mode.lower())

@@ -147,6 +147,9 @@ def _pad_index(n, lo, hi, mode):
         return np.clip(i, 0, n - 1)
     if mode == "circular":
         return i % n
+    if mode == "symmetric":  # the edge is repeated
+        i = i % (2 * n)
+        return np.where(i >= n, 2 * n - 1 - i, i)
     period = 2 * (n - 1)     # reflect (the edge is not repeated)
     i = np.abs(i) % period if period else np.zeros_like(i)
     return np.where(i >= n, period - i, i)
@@ -165,8 +168,13 @@ def pad(input_x, padding, mode="constant", value=None):
         raise ValueError(f"Pad: mode must be one of {', '.join(map(repr, _PAD_MODES))}, got {mode!r}")
     if mode != "constant" and value is not None:
         raise ValueError(f"Pad: value is only allowed with mode 'constant', got mode {mode!r}")
-    for k in range(len(padding) // 2):
-        axis, lo, hi = x.ndim - 1 - k, padding[2 * k], padding[2 * k + 1]
+    return pad_axes(x, {x.ndim - 1 - k: padding[2 * k:2 * k + 2] for k in range(len(padding) // 2)}, mode, value)
+
+
+def pad_axes(x, widths, mode="constant", value=None):
+    """``x`` padded by ``widths`` {axis: (before, after)} in ``mode`` ("constant", "reflect",
+    "replicate", "circular", "symmetric"); negative widths crop (constant mode)."""
+    for axis, (lo, hi) in widths.items():
         n = x.shape[axis]
         if mode == "constant":
             x = getitem(x, (slice(None),) * axis + (slice(max(-lo, 0), n - max(-hi, 0)),))
@@ -175,8 +183,9 @@ def pad(input_x, padding, mode="constant", value=None):
             pieces = [t for t, p in ((parts[0], lo), (x, 1), (parts[1], hi)) if p > 0]
             x = concat(pieces, axis) if len(pieces) > 1 else x
         elif lo or hi:
-            if mode == "reflect" and max(lo, hi) >= n:
-                raise ValueError(f"Pad: reflect padding {max(lo, hi)} must be less than the size {n} of axis {axis}")
+            limit = n - 1 if mode == "reflect" else n
+            if mode in ("reflect", "symmetric") and max(lo, hi) > limit:
+                raise ValueError(f"Pad: {mode} padding {max(lo, hi)} is too large for size {n} of axis {axis}")
             x = gather(x, _pad_index(n, lo, hi, mode), axis)
     return x
 
