@@ -59,7 +59,32 @@ UNARY = {
     "isinf": (np.isinf, (-3, 3), False),
     "isfinite": (np.isfinite, (-3, 3), False),
     "nan_to_num": (np.nan_to_num, (-3, 3), True),
+    "lgamma": (lambda x: _vectorized(math.lgamma, x), (0.1, 6), True),
+    "digamma": (lambda x: _vectorized(_digamma, x), (0.1, 6), True),
+    "erfinv": (lambda x: _vectorized(_erfinv, x), (-0.99, 0.99), True),
+    "sinc": (np.sinc, (-3, 3), True),
+    "signbit": (np.signbit, (-3, 3), False),
+    "sgn": (np.sign, (-3, 3), False),
+    "logit": (lambda x: np.log(x / (1 - x)), (0.05, 0.95), True),
+    "isposinf": (np.isposinf, (-3, 3), False),
+    "isneginf": (np.isneginf, (-3, 3), False),
 }
+
+
+def _vectorized(fn, x):
+    return np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
+
+
+def _digamma(v, h=1e-5):
+    return (math.lgamma(v + h) - math.lgamma(v - h)) / (2 * h)
+
+
+def _erfinv(y):
+    lo, hi = -10.0, 10.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.erf(mid) < y else (lo, mid)
+    return (lo + hi) / 2
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -77,6 +102,11 @@ def test_special_values():
                       ("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite)):
         check_api(getattr(ops, name), [x], ref, modes=())
     check_api(ops.nan_to_num, [x.astype(np.float32)], np.nan_to_num, modes=())
+    for name, ref in (("signbit", np.signbit), ("isposinf", np.isposinf), ("isneginf", np.isneginf)):
+        check_api(getattr(ops, name), [np.append(x, -0.0)], ref, modes=())
+    reflected = np.array([-0.5, -1.5, -2.3, 0.25], np.float64)
+    check_api(ops.lgamma, [reflected], lambda v: _vectorized(math.lgamma, v), modes=(), rtol=1e-10)
+    check_api(ops.digamma, [reflected], lambda v: _vectorized(_digamma, v), modes=(), rtol=1e-7)
     small = np.array([1e-10, -1e-12, 3e-8], np.float64)
     for name, ref in (("log1p", np.log1p), ("expm1", np.expm1), ("sinh", np.sinh), ("asinh", np.arcsinh),
                       ("atanh", np.arctanh)):
@@ -121,7 +151,24 @@ BINARY = {
     "logical_xor": (np.logical_xor, lambda rng, s: array(rng, s, np.bool_), False),
     "eq": (np.equal, lambda rng, s: np.round(array(rng, s)), False),
     "isclose": (np.isclose, lambda rng, s: array(rng, s, low=-2.00001, high=2.00001), False),
+    "float_power": (np.float_power, lambda rng, s: array(rng, s, low=-2, high=2), False),
+    "floor_mod": (np.remainder, _away_from_zero, True),
+    "truncate_div": (lambda x, y: np.trunc(x / y), _away_from_zero, False),
+    "truncate_mod": (np.fmod, _away_from_zero, True),
+    "fmax": (np.fmax, lambda rng, s: _with_nans(rng, array(rng, s)), True),
+    "fmin": (np.fmin, lambda rng, s: _with_nans(rng, array(rng, s)), True),
+    "xdivy": (np.divide, _away_from_zero, True),
+    "logaddexp2": (np.logaddexp2, lambda rng, s: array(rng, s), True),
+    "copysign": (np.copysign, _away_from_zero, True),
+    "heaviside": (np.heaviside, lambda rng, s: array(rng, s), False),
+    "bitwise_and": (np.bitwise_and, lambda rng, s: array(rng, s, np.bool_), False),
+    "bitwise_or": (np.bitwise_or, lambda rng, s: array(rng, s, np.bool_), False),
+    "bitwise_xor": (np.bitwise_xor, lambda rng, s: array(rng, s, np.bool_), False),
 }
+
+
+def _with_nans(rng, x):
+    return np.where(rng.random(x.shape) < 0.3, np.float32(np.nan), x)
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -129,7 +176,9 @@ def test_binary(name):
     ref, other, grad = BINARY[name]
     rng = _seed(name)
     shp = shape(rng)
-    x = array(rng, shp, np.bool_) if name == "logical_xor" else array(rng, shp)
+    x = array(rng, shp, np.bool_) if name.startswith(("logical_xor", "bitwise")) else array(rng, shp)
+    if name == "float_power":
+        x = np.abs(x) + np.float32(0.5)
     if name == "eq":
         x = np.round(x)
     y = other(rng, shp[1:] if len(shp) > 1 else shp)     # broadcast against a trailing shape
@@ -161,6 +210,10 @@ def test_combinations():
     check_api(ops.subtract, [x, y], lambda a, b, alpha: a - alpha * b, kwargs={"alpha": 3}, grad=True)
     check_api(ops.round, [x * 100], lambda a, decimals: np.round(a, decimals), kwargs={"decimals": 1},
               rtol=1e-5, atol=1e-4)
+    check_api(ops.logit, [np.abs(x) / 2], lambda p, eps: np.log(np.clip(p, 0.1, 0.9) / (1 - np.clip(p, 0.1, 0.9))),
+              kwargs={"eps": 0.1})
+    check_api(ops.invert, [x > 0], np.invert)
+    check_api(ops.invert, [np.round(x * 3).astype(np.int32)], np.invert)
 
 
 def test_errors():
@@ -320,6 +373,29 @@ def test_einsum(equation, shapes):
     def einsum(*operands):
         return ops.einsum(equation, *operands)
     check_api(einsum, xs, functools.partial(np.einsum, equation), grad=True)
+
+
+def test_matrix_vector_products():
+    rng = _seed("mv")
+    n, k, m, b = (int(v) for v in rng.integers(1, 5, 4))
+    a, v, u, c = _mats(rng, (n, k), (k,), (n,), (n, k))
+    check_api(ops.mv, [a, v], np.matmul, grad=True)
+    check_api(ops.addmv, [u, a, v], lambda i, p, q, beta, alpha: beta * i + alpha * p @ q,
+              kwargs={"beta": 2, "alpha": 0.5}, grad=True)
+    check_api(ops.addr, [c, u, v], lambda i, p, q: i + np.outer(p, q), grad=True)
+    inp, x, y = _mats(rng, (n, m), (b, n, k), (b, k, m))
+    check_api(ops.addbmm, [inp, x, y], lambda i, p, q: i + np.sum(p @ q, 0), grad=True)
+    x, y = _mats(rng, (b, n), (b, n))
+    check_api(ops.batch_dot, [x, y], lambda p, q: np.sum(p * q, -1, keepdims=True), grad=True)
+    x, y = _mats(rng, (b, n, k), (b, k, m))
+    check_api(ops.batch_dot, [x, y], lambda p, q: p @ q, grad=True)
+    x, y = _mats(rng, (n, k), (k, m))
+    check_api(ops.kron, [x, y], np.kron, grad=True)
+    check_api(ops.dist, [x, _mats(rng, (n, k))[0]],
+              lambda a, b, p: np.asarray(np.linalg.norm((a - b).ravel(), p), np.float32), kwargs={"p": 3}, grad=True)
+    x, y = _mats(rng, (b, n, k), (b, m, k))
+    check_api(ops.cdist, [x, y], lambda p, q: np.linalg.norm(p[..., :, None, :] - q[..., None, :, :], axis=-1),
+              grad=True)
 
 
 def test_trace_cross():

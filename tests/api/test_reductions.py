@@ -106,6 +106,16 @@ REDUCTIONS = {
     "argsort": (ops.argsort, lambda a: {"axis": a, "descending": True},
                 lambda x, axis, descending: _stable_argsort(-x, axis), False),
     "median": (median_values, lambda a: {"axis": a}, _lower_median, True),
+    "logcumsumexp": (ops.logcumsumexp, lambda a: {"axis": a},
+                     lambda x, axis: np.log(np.cumsum(np.exp(x.astype(np.float64)), axis)).astype(x.dtype), True),
+    "nansum": (ops.nansum, lambda a: {"axis": a}, lambda x, axis: np.nansum(x, axis), True),
+    "nanmean": (ops.nanmean, lambda a: {"axis": a, "keepdims": True},
+                lambda x, axis, keepdims: np.nanmean(x, axis, keepdims=True), True),
+    "vector_norm": (ops.vector_norm, lambda a: {"ord": 3, "axis": a},
+                    lambda x, ord, axis: np.linalg.norm(x, ord, axis), True),
+    "diff": (ops.diff, lambda a: {"axis": a}, lambda x, axis: np.diff(x, axis=axis), True),
+    "diff_2": (ops.diff, lambda a: {"n": 2, "axis": a}, lambda x, n, axis: np.diff(x, n, axis), True),
+    "trapz": (ops.trapz, lambda a: {"dim": a}, lambda x, dim: np.trapz(x, axis=dim), True),
 }
 
 
@@ -115,6 +125,10 @@ def test_reduction(name):
     x, axis = _case(name)
     if name.startswith(("sort", "argsort", "median", "max", "min", "argm", "cum")):
         x = _distinct(x)
+    if name.startswith("nan"):
+        x = np.where(np.random.default_rng(3).random(x.shape) < 0.2, np.float32(np.nan), x)
+        x.flat[0] = 1.0                                          # no all-NaN row for nanmean
+        x[(slice(None),) * (axis % x.ndim) + (0,)] = 1.0
     check_api(fn, [x], ref, kwargs=kwargs(axis), grad=grad)
 
 
@@ -171,6 +185,20 @@ def test_matrix_norms():
               modes=())
     with pytest.raises(ValueError, match="Norm"):
         ops.norm(ms.Tensor(x), "nuc")
+
+
+def test_matrix_norm_cov_trapz():
+    rng = np.random.default_rng(11)
+    x = array(rng, (2,) + shape(rng, 2))
+    check_api(ops.matrix_norm, [x], lambda v: np.linalg.norm(v, "fro", (-2, -1)), grad=True)
+    check_api(ops.matrix_norm, [x], lambda v, ord: np.linalg.norm(v, 1, (-2, -1)), kwargs={"ord": 1})
+    m = array(rng, (3, 5))
+    check_api(ops.cov, [m], lambda v: np.cov(v).astype(np.float32), grad=True)
+    check_api(ops.cov, [m], lambda v, correction: np.cov(v, ddof=0).astype(np.float32), kwargs={"correction": 0})
+    pts = np.sort(array(rng, (5,)))
+    check_api(ops.trapz, [m, pts], lambda y, x: np.trapz(y, x), grad=True)
+    check_api(ops.diff, [m], lambda v, axis, prepend: np.diff(v, axis=0, prepend=prepend),
+              kwargs={"axis": 0, "prepend": np.zeros((1, 5), np.float32)}, modes=())
 
 
 def test_errors():

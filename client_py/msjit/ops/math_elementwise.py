@@ -23,12 +23,10 @@ from . import prims as P
 from .operands import binary_operands, floating_operand, operand
 
 __all__ = ["floor_divide", "floor_div", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign",
-           "clamp", "clip", "reciprocal", "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "tan",
-           "asin", "arcsin", "acos", "arccos", "atan", "arctan", "atan2", "arctan2", "asinh", "arcsinh",
-           "acosh", "arccosh", "atanh", "arctanh", "erfc", "lerp", "logical_xor", "isnan", "isinf",
-           "isfinite", "isclose", "allclose", "nan_to_num", "addcmul", "addcdiv", "divide",
-           "true_divide", "subtract", "multiply", "hypot", "xlogy", "logaddexp", "negative", "positive",
-           "absolute", "eq", "deg2rad", "rad2deg", "frac"]
+           "reciprocal", "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "tan", "asin", "arcsin",
+           "acos", "arccos", "atan", "arctan", "atan2", "arctan2", "asinh", "arcsinh", "acosh", "arccosh",
+           "atanh", "arctanh", "erfc", "divide", "true_divide", "subtract", "multiply", "hypot", "xlogy",
+           "logaddexp", "negative", "positive", "absolute", "eq", "deg2rad", "rad2deg", "frac"]
 
 _MANTISSA = {D.float16: 10, D.float32: 23, D.float64: 52}
 
@@ -78,10 +76,15 @@ def _floating_unary(name, fn, doc):
 
 # ---- rounding --------------------------------------------------------------------------------------
 
+def _trunc_parts(x):
+    """(trunc(x), where x may have a fraction: False for NaN, inf and already integral values)."""
+    fractional = bind(P.Less, bind(P.Abs, x), _c(2.0 ** _MANTISSA[x.dtype], x))
+    t = _cast(_cast(_where(fractional, x, _c(0, x)), D.int64), x.dtype)
+    return _where(fractional, t, x), fractional
+
+
 def _trunc(x):
-    integral = bind(P.Less, bind(P.Abs, x), _c(2.0 ** _MANTISSA[x.dtype], x))  # False for NaN, inf, huge
-    t = _cast(_cast(_where(integral, x, _c(0, x)), D.int64), x.dtype)
-    return _where(integral, t, x)
+    return _trunc_parts(x)[0]
 
 
 def _floor(x):
@@ -90,8 +93,8 @@ def _floor(x):
 
 
 def _round_half_even(x):
-    t = _trunc(x)
-    f = bind(P.Abs, _sub(x, t))
+    t, fractional = _trunc_parts(x)
+    f = bind(P.Abs, _sub(_where(fractional, x, _c(0, x)), _where(fractional, t, _c(0, x))))
     odd = bind(P.NotEqual, _trunc(_mul(t, _c(0.5, t))), _mul(t, _c(0.5, t)))
     up = bind(P.LogicalOr, bind(P.Greater, f, _c(0.5, f)),
               bind(P.LogicalAnd, bind(P.Equal, f, _c(0.5, f)), odd))
@@ -367,103 +370,10 @@ def logaddexp(input, other):
     return _add(m, _log1p(bind(P.Exp, bind(P.Neg, bind(P.Abs, _sub(x, y))))))
 
 
-# ---- combinations -----------------------------------------------------------------------------------
-
-def clamp(input, min=None, max=None):  # noqa: A002
-    """``input`` limited to [min, max] (either bound may be None, a number or a tensor)."""
-    if min is None and max is None:
-        raise ValueError("Clamp: at least one of 'min' and 'max' must be given")
-    x = operand("Clamp", input)
-    if min is not None:
-        x = F.maximum(x, min)
-    if max is not None:
-        x = F.minimum(x, max)
-    return x
-
-
-clip = clamp
-
-
-def lerp(input, end, weight):
-    """``input + weight * (end - input)``."""
-    return F.add(input, F.mul(weight, F.sub(end, input)))
-
-
-def addcmul(input, tensor1, tensor2, value=1):
-    """``input + value * tensor1 * tensor2``."""
-    return F.add(input, F.mul(F.mul(tensor1, tensor2), value))
-
-
-def addcdiv(input, tensor1, tensor2, value=1):
-    """``input + value * tensor1 / tensor2``."""
-    return F.add(input, F.mul(div(tensor1, tensor2), value))
-
-
-def logical_xor(input, other):
-    """Elementwise exclusive or (operands as bool)."""
-    return bind(P.NotEqual, *(F.cast(operand("LogicalXor", v), D.bool_) for v in (input, other)))
-
-
-# ---- classification ---------------------------------------------------------------------------------
-
-def isnan(input):
-    """True where NaN (never for integers)."""
-    x = operand("IsNan", input)
-    return bind(P.NotEqual, x, x)
-
-
-def isinf(input):
-    """True where +inf or -inf (never for integers)."""
-    x = operand("IsInf", input)
-    if not x.dtype.is_floating:
-        return bind(P.NotEqual, x, x)
-    return bind(P.Equal, bind(P.Abs, x), _c(np.inf, x))
-
-
-def isfinite(input):
-    """True where neither NaN nor infinite."""
-    x = operand("IsFinite", input)
-    if not x.dtype.is_floating:
-        return bind(P.Equal, x, x)
-    return bind(P.Less, bind(P.Abs, x), _c(np.inf, x))
-
-
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """numpy's isclose: ``|a - b| <= atol + rtol * |b|`` for finite values, equality otherwise."""
-    a, b = binary_operands("IsClose", input, other)
-    if not a.dtype.is_floating:
-        a, b = _cast(a, D.float32), _cast(b, D.float32)
-    finite = bind(P.LogicalAnd, isfinite(a), isfinite(b))
-    bound = _add(_c(atol, a), _mul(_c(rtol, a), bind(P.Abs, b)))
-    gap = bind(P.Abs, _sub(_where(finite, a, _c(0, a)), _where(finite, b, _c(0, b))))
-    close = bind(P.LogicalOr, bind(P.LogicalAnd, finite, bind(P.LessEqual, gap, bound)), bind(P.Equal, a, b))
-    if equal_nan:
-        close = bind(P.LogicalOr, close, bind(P.LogicalAnd, isnan(a), isnan(b)))
-    return close
-
-
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Python bool: every element ``isclose`` (needs concrete values: eager only)."""
-    from .math_reduce import all as all_
-    return bool(all_(isclose(input, other, rtol, atol, equal_nan)))
-
-
-def nan_to_num(input, nan=None, posinf=None, neginf=None):
-    """NaN -> ``nan`` (0), +inf -> ``posinf`` (dtype max), -inf -> ``neginf`` (dtype min)."""
-    x = operand("NanToNum", input)
-    if not x.dtype.is_floating:
-        return x
-    info = np.finfo(x.dtype.np)
-    x = _where(isnan(x), _c(0.0 if nan is None else nan, x), x)
-    x = _where(bind(P.Equal, x, _c(np.inf, x)), _c(info.max if posinf is None else posinf, x), x)
-    return _where(bind(P.Equal, x, _c(-np.inf, x)), _c(info.min if neginf is None else neginf, x), x)
-
-
 # Tensor methods that are these functions with the tensor first.
 TENSOR_METHODS = {n: globals()[n] for n in (
-    "floor_divide", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign", "clamp", "clip",
-    "reciprocal", "log1p", "expm1", "log2", "log10", "sinh", "cosh", "tan", "asin", "arcsin", "acos",
-    "arccos", "atan", "arctan", "atan2", "arctan2", "asinh", "arcsinh", "acosh", "arccosh", "atanh",
-    "arctanh", "erfc", "lerp", "logical_xor", "isnan", "isinf", "isfinite", "isclose", "nan_to_num",
-    "addcmul", "addcdiv", "div", "divide", "true_divide", "subtract", "multiply", "hypot", "xlogy",
-    "logaddexp", "negative", "positive", "absolute", "eq", "deg2rad", "rad2deg", "frac")}
+    "floor_divide", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "log1p",
+    "expm1", "log2", "log10", "sinh", "cosh", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan",
+    "atan2", "arctan2", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "erfc", "div", "divide",
+    "true_divide", "subtract", "multiply", "hypot", "xlogy", "logaddexp", "negative", "positive",
+    "absolute", "eq", "deg2rad", "rad2deg", "frac")}

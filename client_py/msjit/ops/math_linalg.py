@@ -12,8 +12,8 @@ from . import functional as F
 from . import prims as P
 from .operands import binary_operands, normalize_axes, operand
 
-__all__ = ["mm", "dot", "outer", "ger", "inner", "addmm", "baddbmm", "tensor_dot", "tensordot", "einsum",
-           "trace", "cross", "vecdot"]
+__all__ = ["mm", "mv", "dot", "outer", "ger", "inner", "addmm", "addmv", "addr", "addbmm", "baddbmm", "tensor_dot",
+           "tensordot", "batch_dot", "einsum", "trace", "cross", "vecdot", "kron", "dist", "cdist"]
 
 
 def _transpose(x, perm):
@@ -101,6 +101,14 @@ def mm(input, mat2):
     return F.matmul(x, y)
 
 
+def mv(mat, vec):
+    """Matrix (2-D) times vector (1-D)."""
+    m, v = operand("MatrixVector", mat), operand("MatrixVector", vec)
+    if m.ndim != 2 or v.ndim != 1:
+        raise ValueError(f"MatrixVector: expected a 2-D matrix and a 1-D vector, got shapes {m.shape} and {v.shape}")
+    return F.matmul(m, v)
+
+
 def _scaled_sum(input, product, beta, alpha):
     """``beta * input + alpha * product`` (no Mul for a factor of 1)."""
     if alpha != 1:
@@ -116,6 +124,67 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     return _scaled_sum(input, F.bmm(batch1, batch2), beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+
+
+def addr(x, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * x + alpha * outer(vec1, vec2)``."""
+    return _scaled_sum(x, outer(vec1, vec2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (one MatMul over the joined batch)."""
+    x, y = binary_operands("Addbmm", batch1, batch2)
+    if x.ndim != 3 or y.ndim != 3 or x.shape[0] != y.shape[0]:
+        raise ValueError(f"Addbmm: expected 3-D batches of one size, got shapes {x.shape} and {y.shape}")
+    return _scaled_sum(input, _contract("Addbmm", x, y, [], [0, 2], [0, 1]), beta, alpha)
+
+
+def batch_dot(x1, x2, axes=None):
+    """Per-row dot products of two batches (rank >= 2): contract ``axes`` (default: the last
+    axis of x1 with the second-to-last of x2, or the last one for 2-D x2); 2-D results get a
+    trailing size-1 axis, as MindSpore."""
+    x, y = binary_operands("BatchDot", x1, x2)
+    if x.ndim < 2 or y.ndim < 2 or x.shape[0] != y.shape[0]:
+        raise ValueError(f"BatchDot: expected batches of rank >= 2 and one size, got shapes {x.shape} and {y.shape}")
+    if axes is None:
+        axes = (x.ndim - 1, y.ndim - 1 if y.ndim == 2 else y.ndim - 2)
+    elif isinstance(axes, (int, np.integer)):
+        axes = (axes, axes)
+    ax, ay = (normalize_axes("BatchDot", a, t.ndim)[0] for a, t in zip(axes, (x, y)))
+    z = _contract("BatchDot", x, y, [(0, 0)], [ax], [ay])
+    return F.reshape(z, z.shape + (1,)) if z.ndim == 1 else z
+
+
+def kron(input, other):
+    """Kronecker product: ``out[i*m + k, ...] = input[i, ...] * other[k, ...]`` per axis."""
+    x, y = binary_operands("Kron", input, other)
+    n = max(x.ndim, y.ndim)
+    x = F.reshape(x, (1,) * (n - x.ndim) + x.shape)
+    y = F.reshape(y, (1,) * (n - y.ndim) + y.shape)
+    xs = F.reshape(x, tuple(v for d in x.shape for v in (d, 1)))
+    ys = F.reshape(y, tuple(v for d in y.shape for v in (1, d)))
+    return F.reshape(bind(P.Mul, xs, ys), tuple(a * b for a, b in zip(x.shape, y.shape)))
+
+
+def dist(input, other, p=2):
+    """p-norm of ``input - other`` over all elements."""
+    from .math_reduce import vector_norm
+    return vector_norm(F.sub(input, other), p)
+
+
+def cdist(x1, x2, p=2.0):
+    """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
+    from .math_reduce import vector_norm
+    x, y = binary_operands("Cdist", x1, x2, floating=True)
+    if x.ndim < 2 or x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"Cdist: expected (..., P, M) and (..., R, M) inputs, got shapes {x.shape} and {y.shape}")
+    d = F.sub(F.reshape(x, x.shape[:-1] + (1, x.shape[-1])), F.reshape(y, y.shape[:-2] + (1,) + y.shape[-2:]))
+    return vector_norm(d, p, -1)
 
 
 def trace(input):
@@ -240,5 +309,5 @@ def einsum(equation, *operands):
     return _transpose(x, [sx.index(c) for c in rhs])
 
 
-TENSOR_METHODS = {n: globals()[n] for n in ("mm", "dot", "outer", "ger", "inner", "addmm", "baddbmm",
-                                            "trace", "cross")}
+TENSOR_METHODS = {n: globals()[n] for n in ("mm", "mv", "dot", "outer", "ger", "inner", "addmm", "addmv", "addr",
+                                            "addbmm", "baddbmm", "trace", "cross", "kron")}

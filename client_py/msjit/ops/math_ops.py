@@ -1,6 +1,7 @@
 """MindSpore's math functions, gathered from their modules (each a decomposition over the core
-primitives): ``math_elementwise`` (rounding, division, exponentials, inverse trigonometry,
-classification), ``math_reduce`` (prod, max/min with indices, argmax, all/any, moments, norms),
+primitives): ``math_elementwise`` (rounding, division, exponentials, inverse trigonometry),
+``math_special`` (clamp, classification, NaN-aware extrema, bool bitwise ops, lgamma, digamma,
+erfinv), ``math_reduce`` (prod, max/min with indices, argmax, all/any, moments, norms),
 ``math_scan`` (cumulative ops, sort, topk) and ``math_linalg`` (contractions, einsum).
 
 Also the Tensor methods whose MindSpore signatures differ from the functional op (the
@@ -9,13 +10,14 @@ Also the Tensor methods whose MindSpore signatures differ from the functional op
 tables are installed after it).
 """
 from . import functional as F
-from . import math_elementwise, math_linalg, math_reduce, math_scan
+from . import math_elementwise, math_linalg, math_reduce, math_scan, math_special
 from .math_elementwise import *  # noqa: F401,F403
 from .math_linalg import *  # noqa: F401,F403
 from .math_reduce import *  # noqa: F401,F403
 from .math_scan import *  # noqa: F401,F403
+from .math_special import *  # noqa: F401,F403
 
-_MODULES = (math_elementwise, math_reduce, math_scan, math_linalg)
+_MODULES = (math_elementwise, math_special, math_reduce, math_scan, math_linalg)
 __all__ = [n for m in _MODULES for n in m.__all__]
 
 

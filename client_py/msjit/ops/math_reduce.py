@@ -17,7 +17,8 @@ from . import prims as P
 from .operands import floating_operand, normalize_axes, operand
 
 __all__ = ["prod", "max", "min", "argmax", "argmin", "all", "any", "std", "var", "std_mean", "var_mean",
-           "logsumexp", "norm", "count_nonzero"]
+           "logsumexp", "norm", "vector_norm", "matrix_norm", "count_nonzero", "nansum", "nanmean", "diff", "trapz",
+           "cov"]
 
 
 def _c(value, like):
@@ -249,6 +250,87 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     return _vector_norm(x, ord, axes, keepdim)
 
 
+def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):  # noqa: A002
+    """Vector norm over ``axis`` (None: all elements, flattened)."""
+    t = floating_operand("VectorNorm", x) if dtype is None else F.cast(operand("VectorNorm", x), dtype)
+    return _vector_norm(t, ord, normalize_axes("VectorNorm", axis, t.ndim), keepdims)
+
+
+def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):  # noqa: A002
+    """Matrix norm of the planes ``axis`` (a pair of axes)."""
+    return norm(A, ord, tuple(axis), keepdims, dtype=dtype)
+
+
+def _nan_zeroed(name, input):
+    x = operand(name, input)
+    return bind(P.Select, bind(P.NotEqual, x, x), _c(0, x), x) if x.dtype.is_floating else x
+
+
+def nansum(input, axis=None, keepdims=False, *, dtype=None):
+    """Sum treating NaN as 0."""
+    return F.sum(_nan_zeroed("NanSum", input), axis, keepdims, dtype=dtype)
+
+
+def nanmean(input, axis=None, keepdims=False, *, dtype=None):
+    """Mean of the non-NaN elements."""
+    x = operand("NanMean", input)
+    if dtype is not None:
+        x = F.cast(x, dtype)
+    x = floating_operand("NanMean", x)
+    count = F.sum(_cast(bind(P.Equal, x, x), x.dtype), axis, keepdims)
+    return bind(P.Div, nansum(x, axis, keepdims), count)
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None):
+    """``n``-th forward difference along ``axis`` (after joining ``prepend`` and ``append``)."""
+    t = operand("Diff", x)
+    a = normalize_axes("Diff", axis, t.ndim)[0]
+    parts = [p for p in (prepend, t, append) if p is not None]
+    if len(parts) > 1:
+        from .array_ops import concat
+        t = concat(parts, a)
+    for _ in range(int(n)):
+        size = t.shape[a]
+        if size == 0:
+            break
+        head, tail = (_along(t, a, b, e) for b, e in ((1, size), (0, size - 1)))
+        t = bind(P.NotEqual if t.dtype is D.bool_ else P.Sub, head, tail)
+    return t
+
+
+def _along(x, a, begin, end):
+    return bind(P.StridedSlice, x, begin=tuple(begin if i == a else 0 for i in range(x.ndim)),
+                end=tuple(end if i == a else d for i, d in enumerate(x.shape)), strides=(1,) * x.ndim)
+
+
+def trapz(y, x=None, *, dx=1.0, dim=-1):
+    """Trapezoidal integral of ``y`` along ``dim`` (sample points ``x`` or spacing ``dx``)."""
+    t = floating_operand("Trapz", y)
+    a = normalize_axes("Trapz", dim, t.ndim)[0]
+    n = t.shape[a]
+    mid = bind(P.Add, _along(t, a, 1, n), _along(t, a, 0, n - 1))
+    if x is None:
+        return bind(P.Mul, bind(P.ReduceSum, mid, axes=(a,), keep_dims=False), _c(0.5 * dx, t))
+    steps = diff(F.cast(operand("Trapz", x), t.dtype), axis=-1 if operand("Trapz", x).ndim == 1 else a)
+    if steps.ndim == 1 and t.ndim > 1:
+        steps = F.reshape(steps, tuple(-1 if i == a else 1 for i in range(t.ndim)))
+    return bind(P.Mul, F.sum(F.mul(mid, steps), a), _c(0.5, t))
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the variables in the rows of ``input`` (observations in the columns)."""
+    if fweights is not None or aweights is not None:
+        raise ValueError("Cov: fweights and aweights are not supported")
+    x = floating_operand("Cov", input)
+    if x.ndim > 2:
+        raise ValueError(f"Cov: expected a 1-D or 2-D input, got shape {x.shape}")
+    x = F.reshape(x, (1, -1)) if x.ndim < 2 else x
+    d = bind(P.Sub, x, bind(P.ReduceMean, x, axes=(1,), keep_dims=True))
+    c = bind(P.MatMul, d, d, transpose_b=True)
+    c = bind(P.Mul, c, _c(1 / (x.shape[1] - correction) if x.shape[1] > correction else np.nan, c))
+    return F.reshape(c, ()) if operand("Cov", input).ndim < 2 else c
+
+
 # Tensor methods with the tensor first (the functional signatures are the methods').
 TENSOR_METHODS = {n: globals()[n] for n in ("prod", "all", "any", "std", "var", "logsumexp", "norm",
-                                            "count_nonzero")}
+                                            "count_nonzero", "nansum", "nanmean", "diff")}

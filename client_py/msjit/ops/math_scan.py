@@ -17,7 +17,7 @@ from . import prims as P
 from .math_reduce import slice_last
 from .operands import normalize_axes, operand
 
-__all__ = ["cumsum", "cumprod", "cummax", "cummin", "sort", "argsort", "topk", "median"]
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "topk", "median"]
 
 
 def _c(value, like):
@@ -106,6 +106,18 @@ def cummin(input, axis):
     return _cumulative_extremum("Cummin", P.Minimum, input, axis, D.int32)
 
 
+def logcumsumexp(input, axis):
+    """``log(cumsum(exp(input)))`` along ``axis``, shifted by the (constant) maximum of each row."""
+    x = F.cast(operand("LogCumSumExp", input), D.float32) if not operand("LogCumSumExp", input).dtype.is_floating \
+        else operand("LogCumSumExp", input)
+    a = normalize_axes("LogCumSumExp", axis, max(x.ndim, 1))[0]
+    if x.ndim == 0:
+        return x
+    m = bind(P.ReduceMax, x, axes=(a,), keep_dims=True)
+    m = bind(P.StopGradient, bind(P.Select, bind(P.Less, bind(P.Abs, m), _c(np.inf, m)), m, _c(0, m)))
+    return bind(P.Add, bind(P.Log, cumsum(bind(P.Exp, bind(P.Sub, x, m)), a)), m)
+
+
 # ---- sorting ---------------------------------------------------------------------------------------
 
 def _order_last(y, descending):
@@ -179,5 +191,5 @@ def median(input, axis=-1, keepdims=False):
     return F.reshape(pick[0], shape), F.reshape(pick[1], shape)
 
 
-TENSOR_METHODS = {n: globals()[n] for n in ("cumprod", "cummax", "cummin", "sort", "argsort", "topk",
-                                            "median")}
+TENSOR_METHODS = {n: globals()[n] for n in ("cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort",
+                                            "topk", "median")}
