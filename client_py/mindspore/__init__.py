@@ -23,8 +23,9 @@ from .common.dtype import *  # noqa: E402,F401,F403
 if _util.find_spec("msjit.numpy") is not None:
     from . import numpy  # noqa: F401
 
-from .train.callback import Callback, LossMonitor  # noqa: E402
+from .train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, TimeMonitor  # noqa: E402
 
 __all__ += [n for n in common.dtype.__all__ if n not in __all__] + ["common", "dataset", "Callback",
-                                                                  "LossMonitor", "numpy"]
+                                                                  "LossMonitor", "TimeMonitor", "ModelCheckpoint",
+                                                                  "CheckpointConfig", "numpy"]
 __version__ = _impl.__version__

@@ -147,3 +147,16 @@ def test_generator_dataset():
     assert (typed[0].dtype, typed[1].dtype) == (ms.float32, ms.int64)
     with pytest.raises(TypeError, match="GeneratorDataset: source"):
         ds.GeneratorDataset(3)
+
+
+def test_model_checkpoint_and_time_monitor(tmp_path, capsys):
+    from mindspore.train.callback import CheckpointConfig, ModelCheckpoint, TimeMonitor
+    net, model = regression()
+    ckpt = ModelCheckpoint("reg", str(tmp_path), CheckpointConfig(save_checkpoint_steps=2, keep_checkpoint_max=2))
+    model.train(2, batches(4), callbacks=[ckpt, TimeMonitor()])     # 3 steps per epoch: saves at 2, 4, 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reg-2_1.ckpt", "reg-2_3.ckpt"]
+    restored = nn.Dense(3, 1)
+    ms.load_checkpoint(str(tmp_path / "reg-2_3.ckpt"), restored)
+    np.testing.assert_array_equal(restored.weight.asnumpy(), net.weight.asnumpy())
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and all(line.startswith("epoch time: ") and "per step time" in line for line in out)
