@@ -52,6 +52,12 @@ def _scatter_ref(a, dim, idx, src, add=False):
     return out
 
 
+def _set(a, index, v):
+    out = a.copy()
+    out[index] = v
+    return out
+
+
 def _diag_ref(a):
     out = np.zeros(a.shape * 2, a.dtype)
     for pos in np.ndindex(a.shape):
@@ -128,6 +134,23 @@ def _cases(rng):
         "cat": (_listed(ops.cat, axis=-1), [x3, x3], lambda a, b: np.concatenate([a, b], -1), True),
         "concat": (_listed(ops.concat), [x3, x3], lambda a, b: np.concatenate([a, b]), True),
         "split": (ops.split, [x3, 1, 1], lambda a, s, ax: tuple(np.split(a, a.shape[1], 1)), False),
+        "hsplit": (ops.hsplit, [x3, [1]], lambda a, k: tuple(np.split(a, k, 1)), False),
+        "vsplit": (ops.vsplit, [x3, [1]], lambda a, k: tuple(np.split(a, k, 0)), False),
+        "dsplit": (ops.dsplit, [x3, [1, 2]], lambda a, k: tuple(np.split(a, k, 2)), False),
+        "rot90": (ops.rot90, [x3, 1, (0, 2)], np.rot90, True),
+        "rot90_back": (ops.rot90, [x3, -1, (2, 1)], np.rot90, True),
+        "take": (ops.take, [x3, idx[:1, :2]], lambda a, i: np.take(a, i), True),
+        "gather_nd": (ops.gather_nd, [x3, np.stack([idx[0, 0] % n[0], idx[0, 1]], -1)],
+                      lambda a, i: a[i[..., 0], i[..., 1]], True),
+        "diagflat": (ops.diagflat, [x2, 1], np.diagflat, True),
+        "index_add": (ops.index_add, [x3, np.array([0, n[1] - 1, 0], np.int32), array(rng, (n[0], 3, n[2])), 1],
+                      lambda a, i, y, ax: _scatter_ref(a, 1, np.broadcast_to(i[None, :, None], y.shape), y, True), True),
+        "select_scatter": (ops.select_scatter, [x3, array(rng, (n[0], n[2])), 1, n[1] - 1],
+                           lambda a, s, ax, i: np.concatenate([a[:, :i], s[:, None]], 1), True),
+        "slice_scatter": (ops.slice_scatter, [x3, array(rng, (n[0], n[1], len(range(0, min(4, n[2]), 2)))), 2, 0, 4, 2],
+                          lambda a, s, ax, b, e, st: _set(a, np.s_[:, :, b:e:st], s), True),
+        "inplace_update": (ops.inplace_update, [x3, array(rng, (1, n[1], n[2])), np.array([n[0] - 1])],
+                           lambda a, v, i: _set(a, i, v), True),
         "zeros_like": (ops.zeros_like, [x2], np.zeros_like, False),
         "ones_like": (ops.ones_like, [x2], np.ones_like, False),
         "full_like": (ops.full_like, [x2, 2.5], np.full_like, False),
@@ -222,6 +245,7 @@ VALUE_DEPENDENT = {   # name -> (msjit call on numpy (a, m), numpy reference)
     "masked_select_bcast": (lambda a, m: ops.masked_select(ms.Tensor(a), ms.Tensor(m[0])),
                             lambda a, m: a[np.broadcast_to(m[0], a.shape)]),
     "nonzero": (lambda a, m: ops.nonzero(ms.Tensor(m)), lambda a, m: np.argwhere(m)),
+    "argwhere": (lambda a, m: ops.argwhere(ms.Tensor(a > 0)), lambda a, m: np.argwhere(a > 0)),
     "nonzero_tuple": (lambda a, m: ops.nonzero(ms.Tensor(a > 0), as_tuple=True), lambda a, m: np.nonzero(a > 0)),
     "unique": (lambda a, m: ops.unique(ms.Tensor(_small_ints(a, m))), lambda a, m: _unique_ref(_small_ints(a, m))),
 }

@@ -32,6 +32,18 @@ def _attr(name):
     return _with_source(name, f"x.{name}", {})
 
 
+def _put(a, index, v):
+    out = a.copy()
+    out[index] = v
+    return out
+
+
+def _filled_diagonal(a, v):
+    out = a.copy()
+    np.fill_diagonal(out, v)
+    return out
+
+
 def mod(a, b):
     return a % b
 
@@ -137,6 +149,19 @@ def _cases(rng):
         "where": (_method("where"), [x, mask, x * 2], lambda a, c, y: np.where(c, a, y), True),
         "scatter": (_method("scatter", 1, Tensor(idx[:, :1])), [x, x[:, :1] * 5], None, True),
         "scatter_add": (_method("scatter_add", 1, Tensor(idx)), [x, x[:, :2] * 5], None, True),
+        "t": (_method("t"), [m], lambda a: a.T, True),
+        "index_put": (_method("index_put", (Tensor(np.array([0, n0 - 1])), Tensor(np.array([1, 0])))), [x, np.float32(7)],
+                      lambda a, v: _put(a, ([0, n0 - 1], [1, 0]), v), True),
+        "index_put_acc": (_method("index_put", (Tensor(np.array([0, 0])),), accumulate=True), [x, x[:1]],
+                          lambda a, v: _put(a, 0, a[0] + 2 * v[0]), True),
+        "fill_diagonal": (_method("fill_diagonal", -1.0), [m], lambda a: _filled_diagonal(a, -1.0), True),
+        "sum_to_size": (_method("sum_to_size", n1, 1), [x], lambda a: a.sum((0, 2)).reshape(n1, 1), True),
+        "take": (_method("take", np.array([[0, 5], [-1, 2]])), [x], lambda a: np.take(a, np.clip([[0, 5], [-1, 2]], 0, None)), True),
+        "take_wrap": (_method("take", Tensor(np.array([-1, n1])), 1, mode="wrap"), [x],
+                      lambda a: np.take(a, [-1, n1], 1, mode="wrap"), True),
+        "index_add": (_method("index_add", Tensor(np.array([1, 1], np.int32)), axis=1), [x, x[:, :2] * 2],
+                      lambda a, y: _put(a, np.s_[:, 1], a[:, 1] + y.sum(1)), True),
+        "rot90": (_method("rot90", 1, (1, 2)), [x], lambda a: np.rot90(a, 1, (1, 2)), True),
         "fill": (_method("fill", 1.5), [x], lambda a: np.full_like(a, 1.5), False),
         "new_zeros": (_method("new_zeros", (2, 3)), [x], lambda a: np.zeros((2, 3), a.dtype), False),
         "new_ones": (_method("new_ones", 2), [x], lambda a: np.ones(2, a.dtype), False),
@@ -192,6 +217,19 @@ def copy_into(x, s):
     return y * 2
 
 
+def add_in_place(x, y):
+    z = x * 1
+    z.add_(y, alpha=2)
+    z.mul_(y)
+    return z
+
+
+def clamp_in_place(x):
+    z = x * 1
+    z.clamp_(-0.5, 0.5)
+    return z
+
+
 def masked_fill_in_place(x, m):
     y = x * 1
     y.masked_fill_(m, -1.0)
@@ -202,6 +240,8 @@ IN_PLACE = {
     "fill_": (fill_rows, lambda rng: [array(rng, (3, 4)), np.float32(2)], lambda a, v: np.full_like(a, v)),
     "zero_": (zero_then_add, lambda rng: [array(rng, (3, 4))], lambda a: np.ones_like(a)),
     "copy_": (copy_into, lambda rng: [array(rng, (3, 4)), array(rng, (4,))], lambda a, s: np.broadcast_to(s * 2, a.shape)),
+    "add_mul_": (add_in_place, lambda rng: [array(rng, (3, 4)), array(rng, (4,))], lambda a, y: (a + 2 * y) * y),
+    "clamp_": (clamp_in_place, lambda rng: [array(rng, (3, 4))], lambda a: np.clip(a, -0.5, 0.5)),
     "masked_fill_": (masked_fill_in_place, lambda rng: [array(rng, (3, 4)), rng.random((3, 4)) < 0.5],
                      lambda a, m: np.where(m, np.float32(-1), a)),
 }
@@ -211,7 +251,7 @@ IN_PLACE = {
 def test_in_place(name):
     fn, make, ref = IN_PLACE[name]
     args = make(np.random.default_rng(len(name)))
-    check_api(fn, args, ref, grad=name == "copy_")
+    check_api(fn, args, ref, grad=name in ("copy_", "add_mul_"))
 
 
 def test_in_place_returns_self_and_updates_parameter():
@@ -241,6 +281,9 @@ def test_eager_value_methods():
     assert [10, 11, 12][Tensor(np.int32(2))] == 12 and list(range(Tensor(3))) == [0, 1, 2]
     assert hash(x) != hash(Tensor(a)) and {x: 1}[x] == 1
     assert "shape=[2, 3]" in repr(x)
+    assert x.data is x and x.stride() == [3, 1] and x.stride(0) == 3 and x.storage_offset() == 0
+    assert x.is_signed() and not Tensor(np.array([1], np.uint8)).is_signed() and x.requires_grad_() is x
+    assert x.byte().dtype == ms.uint8 and x.char().dtype == ms.int8 and x.short().dtype == ms.int16
     np.testing.assert_array_equal(x.view(ms.int32).asnumpy(), a.view(np.int32))
     with pytest.raises(ValueError):
         x.item()
@@ -257,6 +300,14 @@ def test_eager_selection_methods():
     x = Tensor(a)
     np.testing.assert_array_equal(x.nonzero().asnumpy(), np.argwhere(a))
     np.testing.assert_array_equal(x.masked_select(x > 1).asnumpy(), a[a > 1])
+    np.testing.assert_array_equal(x.argwhere().asnumpy(), np.argwhere(a))
+    runs = x.reshape(-1).unique_consecutive(return_inverse=True, return_counts=True)
+    for g, w in zip(runs, ([3, 1, 0, 3, 0, 2], [0, 1, 2, 3, 4, 5], [1] * 6)):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    values, inverse, counts = Tensor(np.array([1, 1, 2, 1])).unique_consecutive(True, True)
+    np.testing.assert_array_equal(values.asnumpy(), [1, 2, 1])
+    np.testing.assert_array_equal(inverse.asnumpy(), [0, 0, 1, 2])
+    np.testing.assert_array_equal(counts.asnumpy(), [2, 1, 1])
     values, inverse, counts = x.unique(return_inverse=True, return_counts=True)
     want = np.unique(a, return_inverse=True, return_counts=True)
     for g, w in zip((values, inverse, counts), want):

@@ -9,7 +9,7 @@ from .functional import reshape_if_needed as reshape, where
 from .operands import normalize_axes, operand
 from .scatter_ops import _int_index
 
-__all__ = ["meshgrid", "diag", "diagonal", "one_hot"]
+__all__ = ["meshgrid", "diag", "diagflat", "diagonal", "one_hot"]
 
 
 def _axis(name, axis, ndim):
@@ -45,6 +45,20 @@ def diag(input):
     n = x.size
     full = bind(P.BroadcastTo, reshape(x, x.shape + (1,) * x.ndim), shape=x.shape * 2)
     return bind(P.Select, np.eye(n, dtype=bool).reshape(x.shape * 2), full, np.zeros((), x.dtype.np))
+
+
+def diagflat(input, offset=0):
+    """A square matrix with the flattened ``input`` on its ``offset`` diagonal."""
+    x = reshape(operand("Diagflat", input), (-1,))
+    n, k = x.shape[0], abs(int(offset))
+    size = n + k
+    rows, cols = (np.arange(n), np.arange(n) + k) if offset >= 0 else (np.arange(n) + k, np.arange(n))
+    pattern = np.zeros((size, size), bool)
+    pattern[rows, cols] = True
+    source = np.zeros((size, size), np.int64)
+    source[rows, cols] = np.arange(n)
+    picked = bind(P.Gather, x, source, axis=0)
+    return bind(P.Select, pattern, picked, np.zeros((), x.dtype.np))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

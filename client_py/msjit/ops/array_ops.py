@@ -2,7 +2,7 @@
 
 Every op is a decomposition over the core primitives (Reshape, Transpose, StridedSlice, Concat,
 Gather, BroadcastTo, Tile, Select...). Indexing lives in ``indexing``, creation in ``creation``,
-diagonals, one-hot and grids in ``array_matrix``, element-wise gathers and scatters in
+joining and splitting in ``array_join``, diagonals, one-hot and grids in ``array_matrix``, element-wise gathers and scatters in
 ``scatter_ops``; their functions are re-exported here.
 """
 import builtins
@@ -13,20 +13,20 @@ import numpy as np
 from .. import dtype as D
 from . import prims as P
 from ..core import bind
-from .operands import assign, convert, is_tensor, is_tracer, normalize_axes, operand
+from .operands import assign, is_tensor, is_tracer, normalize_axes, operand
 from .functional import reshape_if_needed as reshape, transpose, where
 from .indexing import getitem
-from . import array_matrix, creation, scatter_ops
+from . import array_join, array_matrix, creation, scatter_ops
+from .array_join import *  # noqa: F401,F403
 from .array_matrix import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .scatter_ops import *  # noqa: F401,F403
 
-__all__ = ["expand_dims", "unsqueeze", "squeeze", "flatten", "tile", "broadcast_to", "concat", "cat",
-           "stack", "split", "slice", "strided_slice", "gather", "getitem", "triu", "tril",
-           "repeat_interleave", "assign", "index_select", "permute", "swapaxes", "swapdims", "movedim",
-           "moveaxis", "narrow", "chunk", "unbind", "flip", "fliplr", "flipud", "reverse", "roll", "hstack",
-           "vstack", "tensor_split", "shape", "rank", "size", "numel", "is_tensor",
-           "select"] + array_matrix.__all__ + creation.__all__ + scatter_ops.__all__
+__all__ = ["expand_dims", "unsqueeze", "squeeze", "flatten", "tile", "broadcast_to", "slice", "strided_slice",
+           "gather", "getitem", "triu", "tril", "repeat_interleave", "assign", "index_select", "permute",
+           "swapaxes", "swapdims", "movedim", "moveaxis", "narrow", "flip", "fliplr", "flipud", "reverse", "roll",
+           "rot90", "take", "gather_nd", "shape", "rank", "size", "numel", "is_tensor", "select"] \
+    + array_join.__all__ + array_matrix.__all__ + creation.__all__ + scatter_ops.__all__
 
 
 def _axis(name, axis, ndim):
@@ -87,53 +87,6 @@ def broadcast_to(input, shape):
         raise ValueError(f"BroadcastTo: cannot broadcast a tensor of shape {x.shape} to shape {shape}")
     shape = tuple(x.shape[i - lead] if d == -1 and i >= lead else d for i, d in enumerate(shape))
     return x if shape == x.shape and is_tracer(x) else bind(P.BroadcastTo, x, shape=shape)
-
-
-def concat(tensors, axis=0):
-    """Join tensors along ``axis`` (dtypes promoted to one)."""
-    xs = [operand("Concat", t) for t in tensors]
-    if not xs:
-        raise ValueError("Concat: needs at least one input")
-    dt = xs[0].dtype
-    for t in xs[1:]:
-        dt = D.promote_types(dt, t.dtype)
-    return bind(P.Concat, *(convert(t, dt) for t in xs), axis=_axis("Concat", axis, xs[0].ndim))
-
-
-cat = concat
-
-
-def stack(tensors, axis=0):
-    """Join tensors of one shape along a new ``axis``."""
-    xs = [operand("Stack", t) for t in tensors]
-    if not xs:
-        raise ValueError("Stack: needs at least one input")
-    if any(t.shape != xs[0].shape for t in xs):
-        raise ValueError(f"Stack: inputs must have the same shape, got {[t.shape for t in xs]}")
-    a = _axis("Stack", axis, xs[0].ndim + 1)
-    return concat([expand_dims(t, a) for t in xs], a)
-
-
-def split(tensor, split_size_or_sections, axis=0):
-    """Split along ``axis`` into chunks of ``split_size_or_sections`` (int: that size, the last
-    one smaller; list: those sizes). Returns a tuple."""
-    x = operand("Split", tensor)
-    a = _axis("Split", axis, x.ndim)
-    n = x.shape[a]
-    if isinstance(split_size_or_sections, (int, np.integer)):
-        size = int(split_size_or_sections)
-        if size <= 0:
-            raise ValueError(f"Split: split size must be positive, got {size}")
-        sizes = [min(size, n - i) for i in builtins.range(0, n, size)] or [0]
-    else:
-        sizes = [int(s) for s in split_size_or_sections]
-        if sum(sizes) != n or min(sizes, default=0) < 0:
-            raise ValueError(f"Split: sections {sizes} do not add up to {n}, axis {a} of shape {x.shape}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(getitem(x, (np.s_[:],) * a + (np.s_[start:start + s],)))
-        start += s
-    return tuple(out)
 
 
 def slice(input_x, begin, size):  # noqa: A001  (MindSpore's name)
@@ -278,22 +231,6 @@ def narrow(input, axis, start, length):
     return getitem(x, (np.s_[:],) * a + (np.s_[start:start + int(length)],))
 
 
-def chunk(input, chunks, axis=0):
-    """At most ``chunks`` pieces of equal size (the last one smaller) along ``axis``."""
-    x = operand("Chunk", input)
-    if not isinstance(chunks, (int, np.integer)) or chunks <= 0:
-        raise ValueError(f"Chunk: chunks must be a positive int, got {chunks!r}")
-    a = _axis("Chunk", axis, x.ndim)
-    return split(x, max(1, -(-x.shape[a] // int(chunks))), a)
-
-
-def unbind(input, dim=0):
-    """The slices of ``input`` along ``dim``, each without that axis."""
-    x = operand("Unbind", input)
-    a = _axis("Unbind", dim, x.ndim)
-    return tuple(getitem(x, (np.s_[:],) * a + (i,)) for i in builtins.range(x.shape[a]))
-
-
 def flip(input, dims):
     """Reverse the order of entries along ``dims`` (a StridedSlice with stride -1)."""
     x = operand("Flip", input)
@@ -332,35 +269,33 @@ def roll(input, shifts, dims=None):
     return x
 
 
-def hstack(tensors):
-    """Concatenate along axis 1 (axis 0 for 1-D tensors)."""
-    xs = [operand("HStack", t) for t in tensors]
-    return concat(xs, 0 if xs and xs[0].ndim == 1 else 1)
+def rot90(input, k, dims):
+    """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first axis towards the second)."""
+    x = operand("Rot90", input)
+    a, b = (_axis("Rot90", d, x.ndim) for d in dims)
+    if a == b or len(dims) != 2:
+        raise ValueError(f"Rot90: dims must be two different axes, got {dims}")
+    k = int(k) % 4
+    if k == 2:
+        return flip(x, (a, b))
+    if k == 0:
+        return x
+    return swapaxes(flip(x, b), a, b) if k == 1 else flip(swapaxes(x, a, b), b)
 
 
-def vstack(inputs):
-    """Concatenate along axis 0, 1-D tensors as rows."""
-    xs = [operand("VStack", t) for t in inputs]
-    return concat([reshape(t, (1, -1)) if t.ndim < 2 else t for t in xs], 0)
+def take(input, index):
+    """Entries of the flattened ``input`` at ``index`` (shaped as ``index``)."""
+    return gather(reshape(operand("Take", input), (-1,)), index, 0)
 
 
-def tensor_split(input, indices_or_sections, axis=0):
-    """numpy ``array_split``: ``n`` near-equal pieces (the first ones one larger) or cuts at the
-    given indices."""
-    x = operand("TensorSplit", input)
-    a = _axis("TensorSplit", axis, x.ndim)
-    n = x.shape[a]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        if k <= 0:
-            raise ValueError(f"TensorSplit: sections must be positive, got {k}")
-        q, r = divmod(n, k)
-        cuts = np.cumsum([q + 1] * r + [q] * (k - r))[:-1].tolist()
-    else:
-        cuts = [int(i) for i in indices_or_sections]
-    bounds = [0] + [min(max(c + n if c < 0 else c, 0), n) for c in cuts] + [n]
-    pre = (np.s_[:],) * a
-    return tuple(getitem(x, pre + (np.s_[b:max(b, e)],)) for b, e in zip(bounds, bounds[1:]))
+def gather_nd(input_x, indices):
+    """``input_x[indices[..., 0], ..., indices[..., k-1]]`` (the last index axis addresses the leading dims)."""
+    x = operand("GatherNd", input_x)
+    idx = _index_tensor("GatherNd", indices)
+    k = idx.shape[-1] if idx.ndim else 0
+    if not idx.ndim or k > x.ndim:
+        raise ValueError(f"GatherNd: indices of shape {idx.shape} need a last axis of at most {x.ndim} entries")
+    return getitem(x, tuple(getitem(idx, (Ellipsis, j)) for j in builtins.range(k)))
 
 
 def shape(input_x):
@@ -390,4 +325,5 @@ TENSOR_METHODS = {n: globals()[n] for n in (
     "expand_dims", "broadcast_to", "tile", "repeat_interleave", "swapaxes", "swapdims", "narrow", "chunk",
     "unbind", "flip", "fliplr", "flipud", "roll", "movedim", "moveaxis", "diagonal", "tril", "triu",
     "gather", "gather_elements", "index_select", "masked_fill", "scatter", "index_fill", "nonzero",
-    "masked_select", "split", "tensor_split")}
+    "masked_select", "split", "tensor_split", "hsplit", "vsplit", "dsplit", "rot90", "gather_nd",
+    "diagflat", "argwhere", "index_add", "select_scatter", "slice_scatter", "inplace_update")}

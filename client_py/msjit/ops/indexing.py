@@ -20,7 +20,7 @@ from ..parameter import Parameter
 from ..tensor import Tensor
 from . import prims as P
 from .functional import reshape_if_needed as reshape
-from .operands import assign, convert, is_tensor, is_tracer, operand
+from .operands import assign, convert, is_tensor, operand
 
 _FULL = builtins.slice(None)
 

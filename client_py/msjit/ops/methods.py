@@ -335,6 +335,71 @@ class _Methods:
 
     new_empty = new_zeros
 
+    @property
+    def data(self):
+        return self
+
+    def t(self):
+        """The transpose of a matrix (a vector or scalar as it is)."""
+        if self.ndim > 2:
+            raise ValueError(f"t: expects a tensor of rank <= 2, got shape {self.shape}")
+        return ops.transpose(self, (1, 0)) if self.ndim == 2 else self
+
+    def stride(self, dim=None):
+        """Element strides of the C-contiguous layout (all dims, or ``dim``'s)."""
+        out = [s // self.dtype.np.itemsize for s in self.strides]
+        return out if dim is None else out[dim]
+
+    def storage_offset(self):
+        return 0
+
+    def requires_grad_(self, requires_grad=True):
+        if hasattr(self, "requires_grad"):
+            self.requires_grad = bool(requires_grad)
+        return self
+
+    def is_signed(self):
+        return self.dtype.np.kind in "if"
+
+    def index_put(self, indices, values, accumulate=False):
+        """``self`` with ``values`` written (or added) at the advanced index ``indices`` (a tuple of tensors)."""
+        from .indexing import positions, scatter_flat
+        return scatter_flat(self, positions(self, tuple(indices)), values, add=accumulate)
+
+    def fill_diagonal(self, fill_value, wrap=False):
+        """``self`` with the main diagonal (all indices equal) set to ``fill_value``; ``wrap``
+        continues it below a tall matrix every ``ncols + 1`` rows, as numpy."""
+        from .indexing import scatter_flat
+        n = min(self.shape) if self.ndim else 0
+        if self.ndim == 2:
+            rows, cols = self.shape
+            stop = rows * cols if wrap else min(rows, cols) * cols
+            flat = np.arange(0, stop, cols + 1)
+        else:
+            flat = np.ravel_multi_index((np.arange(n),) * self.ndim, self.shape)
+        return scatter_flat(self, flat, fill_value)
+
+    def sum_to_size(self, *size):
+        """Sum broadcast axes away so the result has shape ``size``."""
+        size = _dims(size)
+        lead = self.ndim - len(size)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(size) if d == 1 and self.shape[lead + i] != 1)
+        out = ops.sum(self, axes, True) if axes else self
+        return ops.reshape(out, size)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Collapse runs of equal values of the flattened tensor. Eager only."""
+        if dim is not None:
+            raise ValueError("unique_consecutive: dim is not supported")
+        flat = self.__array__().reshape(-1)
+        starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]])) if flat.size else np.arange(0)
+        out = (Tensor(flat[starts]),)
+        if return_inverse:
+            out += (Tensor((np.cumsum(np.isin(np.arange(flat.size), starts)) - 1).reshape(self.shape)),)
+        if return_counts:
+            out += (Tensor(np.diff(np.append(starts, flat.size)).astype(np.int64)),)
+        return out[0] if len(out) == 1 else out
+
     # -- in place: through __setitem__ (eager write, Tracer rebind, Parameter assign) ----------------
     def fill_(self, value):
         setitem(self, Ellipsis, value)
@@ -346,15 +411,49 @@ class _Methods:
     def copy_(self, src):
         return self.fill_(src)
 
-    def masked_fill_(self, mask, value):
-        setitem(self, Ellipsis, ops.masked_fill(self, mask, value))
+    def add_(self, other, *, alpha=1):
+        setitem(self, Ellipsis, ops.add(self, other if alpha == 1 else ops.mul(other, alpha)))
         return self
+
+    def sub_(self, other, *, alpha=1):
+        setitem(self, Ellipsis, ops.sub(self, other if alpha == 1 else ops.mul(other, alpha)))
+        return self
+
+    def take(self, indices, axis=None, mode="clip"):
+        """numpy ``take``: entries at ``indices`` along ``axis`` (None: of the flattened tensor);
+        out-of-range indices are clipped ("clip"), wrapped ("wrap") or an error ("raise")."""
+        x = ops.reshape(self, (-1,)) if axis is None else self
+        axis = 0 if axis is None else axis
+        n = x.shape[axis]
+        if mode not in ("clip", "wrap", "raise"):
+            raise ValueError(f"take: mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
+        if mode != "raise":
+            if isinstance(indices, TensorMixin):
+                indices = ops.minimum(ops.maximum(indices, 0), n - 1) if mode == "clip" else \
+                    _math("remainder")(indices, n)
+            else:
+                indices = np.clip(indices, 0, n - 1) if mode == "clip" else np.mod(indices, n)
+        return ops.gather(x, indices, axis)
 
 
 # Data-type conversions: method name -> dtype.
 for _name, _dt in (("float", D.float32), ("half", D.float16), ("double", D.float64), ("int", D.int32),
-                   ("long", D.int64), ("bool", D.bool_)):
+                   ("long", D.int64), ("bool", D.bool_), ("short", D.int16), ("byte", D.uint8), ("char", D.int8)):
     setattr(_Methods, _name, (lambda dt: lambda self: ops.cast(self, dt))(_dt))
+
+
+def _in_place(name):
+    """``x.name_(...)``: ``x.name(...)`` written back into ``x`` (see fill_); returns ``x``."""
+    def method(self, *args, **kwargs):
+        setitem(self, Ellipsis, getattr(self, name)(*args, **kwargs))
+        return self
+    method.__name__ = method.__qualname__ = name + "_"
+    return method
+
+
+# In-place forms of methods: x.add_(y) is x[...] = x.add(y).
+_IN_PLACE = ("add", "sub", "mul", "div", "clamp", "floor", "exp", "log", "sigmoid", "tanh", "sign", "remainder",
+             "floor_divide", "scatter", "scatter_add", "index_fill", "index_add", "index_put", "masked_fill")
 del _name, _dt
 
 
@@ -376,6 +475,9 @@ def install(tables):
             setattr(TensorMixin, name, value)
     for name in _FUNCTIONAL:
         setattr(TensorMixin, name, getattr(ops, name))
+    for name in _IN_PLACE:
+        if name + "_" not in vars(_Methods):
+            setattr(TensorMixin, name + "_", _in_place(name))
     for table in tables:
         for name, fn in table.items():
             setattr(TensorMixin, name, fn)

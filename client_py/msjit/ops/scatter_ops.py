@@ -17,7 +17,8 @@ from .indexing import getitem, positions, scatter_flat
 from .operands import assign, convert, is_tensor, normalize_axes, operand
 
 __all__ = ["gather_elements", "gather_d", "scatter", "scatter_add", "tensor_scatter_update",
-           "tensor_scatter_add", "masked_fill", "index_fill", "masked_select", "nonzero", "unique"]
+           "tensor_scatter_add", "masked_fill", "index_fill", "index_add", "select_scatter", "slice_scatter",
+           "inplace_update", "masked_select", "nonzero", "argwhere", "unique"]
 
 
 def _int_index(name, index):
@@ -136,6 +137,39 @@ def index_fill(x, axis, index, value):
     return masked_fill(x, mask, value)
 
 
+def _along(axis, ndim, index):
+    """The index tuple that selects ``index`` on ``axis`` (whole other axes)."""
+    return (np.s_[:],) * axis + (index,)
+
+
+def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
+    """``x`` with ``y``'s slices added at the entries ``indices`` of ``axis`` (repeats add up)."""
+    x = operand("IndexAdd", x)
+    a = normalize_axes("IndexAdd", axis, x.ndim)[0]
+    return scatter_flat(x, positions(x, _along(a, x.ndim, _int_index("IndexAdd", indices))), y, add=True)
+
+
+def select_scatter(input, src, axis, index):
+    """``input`` with ``src`` written at entry ``index`` of ``axis``."""
+    x = operand("SelectScatter", input)
+    a = normalize_axes("SelectScatter", axis, x.ndim)[0]
+    return scatter_flat(x, positions(x, _along(a, x.ndim, int(index))), src)
+
+
+def slice_scatter(input, src, axis=0, start=None, end=None, step=1):
+    """``input`` with ``src`` written at ``start:end:step`` of ``axis``."""
+    x = operand("SliceScatter", input)
+    a = normalize_axes("SliceScatter", axis, x.ndim)[0]
+    return scatter_flat(x, positions(x, _along(a, x.ndim, np.s_[start:end:step])), src)
+
+
+def inplace_update(x, v, indices):
+    """``x`` with rows ``indices`` (axis 0) replaced by ``v``'s rows."""
+    x = operand("InplaceUpdate", x)
+    idx = [int(indices)] if isinstance(indices, (int, np.integer)) else _int_index("InplaceUpdate", indices)
+    return scatter_flat(x, positions(x, idx), v)
+
+
 def _eager(name, *xs):
     for x in xs:
         if type(x) is Tracer:
@@ -158,6 +192,11 @@ def nonzero(input, *, as_tuple=False):
     if as_tuple:
         return tuple(operand("NonZero", i.astype(np.int64)) for i in idx)
     return operand("NonZero", np.stack(idx, axis=-1).astype(np.int64).reshape(-1, x.ndim))
+
+
+def argwhere(input):
+    """``nonzero(input)``: the (n, ndim) int64 indices of the nonzero entries. Eager only."""
+    return nonzero(input)
 
 
 def unique(input):
