@@ -186,8 +186,8 @@ def test_batch_norm(cls, ndim):
     rng = _seed(cls.__name__ + str(ndim))
     net = cls(3, momentum=0.8, gamma_init="normal", beta_init="normal", moving_mean_init="normal",
               moving_var_init="ones")
-    assert [n for n, _ in net.parameters_and_names()] == ["gamma", "beta", "moving_mean", "moving_variance"]
-    assert [p.name for p in net.get_parameters()][2:] == ["moving_mean", "moving_variance"]
+    assert [n for n, _ in net.parameters_and_names()] == ["moving_mean", "moving_variance", "gamma", "beta"]
+    assert [p.name for p in net.get_parameters()] == ["moving_mean", "moving_variance", "gamma", "beta"]
     assert len(net.trainable_params()) == 2
     x = array(rng, (4, 3) + shape(rng, ndim - 2, 2, 3))
     stats = [w(p) for p in (net.moving_mean, net.moving_variance, net.gamma, net.beta)]
@@ -305,7 +305,7 @@ class Net(nn.Cell):
 def test_parameter_names_follow_mindspore():
     net = Net()
     names = [p.name for p in net.get_parameters()]
-    assert names == ["p", "fc.weight", "fc.bias", "bn.gamma", "bn.beta", "bn.moving_mean", "bn.moving_variance",
+    assert names == ["p", "fc.weight", "fc.bias", "bn.moving_mean", "bn.moving_variance", "bn.gamma", "bn.beta",
                      "seq.0.weight", "seq.0.bias", "blocks.0.weight", "blocks.0.bias", "heads.a.weight",
                      "heads.a.bias"]
     assert [n for n, _ in net.parameters_and_names()] == names
@@ -400,3 +400,25 @@ def test_cell_api_misc():
     half = nn.Dense(2, 2).to_float(ms.float16)
     out = half(Tensor(np.ones((1, 2), np.float32)))
     assert out.dtype == ms.float16
+
+
+def test_forward_hooks_eager_and_graph_mode():
+    rng = _seed("hooks")
+    x = array(rng, (2, 3))
+    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU()])
+    plain = net(Tensor(x)).asnumpy()
+    seen = []
+    pre = net[0].register_forward_pre_hook(lambda cell, args: (args[0] * 2,))
+    post = net[1].register_forward_hook(lambda cell, args, out: out + 1)
+    net[1].register_forward_hook(lambda cell, args, out: seen.append(out.shape))
+    want = np.maximum(2 * x @ w(net[0].weight).T + w(net[0].bias), 0) + 1
+    np.testing.assert_allclose(net(Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    assert seen == [(2, 4)]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        np.testing.assert_allclose(net(Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    pre.remove()
+    post.remove()
+    np.testing.assert_allclose(net(Tensor(x)).asnumpy(), plain, rtol=1e-6)

@@ -38,6 +38,29 @@ class _CellMeta(type):
         return cell
 
 
+def _cast_floats(v, dt):
+    """``v`` (a tensor or a tuple/list of them) with its floating tensors cast to ``dt``."""
+    from ..ops import cast
+    from ..ops.operands import is_tensor
+    if is_tensor(v):
+        return cast(v, dt) if v.dtype.is_floating else v
+    return type(v)(_cast_floats(i, dt) for i in v) if isinstance(v, (tuple, list)) else v
+
+
+class HookHandle:
+    """Returned by ``register_forward_hook``: ``remove()`` unregisters the hook."""
+
+    def __init__(self, cell, which, key):
+        self._cell, self._which, self._key = cell, which, key
+
+    def remove(self):
+        cell = self._cell
+        hooks = cell._hooks[self._which]
+        hooks[:] = [h for h in hooks if h[0] is not self._key]
+        cell.__dict__["_wrapped"] = cell._cast_to is not None or any(cell._hooks)
+        _bump()
+
+
 class Cell(metaclass=_CellMeta):
     """``nn.Cell(auto_prefix=True, flags=None)``: subclass it and define ``construct``."""
 
@@ -51,6 +74,8 @@ class Cell(metaclass=_CellMeta):
         d["_jit_config"] = None
         d["_graph"] = None
         d["_cast_to"] = None
+        d["_hooks"] = ([], [])      # forward pre-hooks, forward hooks: [(id, fn, with_kwargs)]
+        d["_wrapped"] = False       # to_float or hooks: calls go through _wrapped_construct
 
     # -- registration ---------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -168,6 +193,7 @@ class Cell(metaclass=_CellMeta):
             raise ValueError(f"to_float: dst_type must be a float dtype, got {dst_type}")
         for _, cell in self.cells_and_names():
             cell.__dict__["_cast_to"] = dt
+            cell.__dict__["_wrapped"] = True
         _bump()
         return self
 
@@ -212,23 +238,50 @@ class Cell(metaclass=_CellMeta):
 
     def _msjit_inline(self):
         """What a capture inlines for a call of this Cell: its bound ``construct`` (behind the
-        input casts of ``to_float``)."""
-        if self.__dict__["_cast_to"] is None:
-            return self.construct
-        return self._cast_construct
+        casts of ``to_float`` and the forward hooks, when there are any)."""
+        return self._wrapped_construct if self.__dict__["_wrapped"] else self.construct
 
-    def _cast_construct(self, *args, **kwargs):
-        """``construct`` on inputs cast to the ``to_float`` dtype, its float outputs cast too
-        (Parameters keep their dtype, so mixed operands compute in the wider one)."""
-        from ..ops import cast
-        from ..ops.operands import is_tensor
+    def _wrapped_construct(self, *args, **kwargs):
+        """``construct`` between the forward pre-hooks and hooks, on inputs cast to the
+        ``to_float`` dtype (its float outputs cast too; Parameters keep their dtype)."""
+        pre_hooks, hooks = self._hooks
+        for _, fn, with_kwargs in pre_hooks:
+            result = fn(self, args, kwargs) if with_kwargs else fn(self, args)
+            if result is not None:
+                if with_kwargs:
+                    args, kwargs = result
+                else:
+                    args = result if isinstance(result, tuple) else (result,)
         dt = self._cast_to
+        if dt is not None:
+            args = _cast_floats(args, dt)
+        out = self.construct(*args, **kwargs)
+        if dt is not None:
+            out = _cast_floats(out, dt)
+        for _, fn, with_kwargs in hooks:
+            result = fn(self, args, kwargs, out) if with_kwargs else fn(self, args, out)
+            out = out if result is None else result
+        return out
 
-        def to(v):
-            if is_tensor(v):
-                return cast(v, dt) if v.dtype.is_floating else v
-            return type(v)(to(i) for i in v) if isinstance(v, (tuple, list)) else v
-        return to(self.construct(*[to(a) for a in args], **kwargs))
+    def _add_hook(self, which, hook_fn, prepend, with_kwargs):
+        if not callable(hook_fn):
+            raise TypeError(f"{type(self).__name__}: the hook must be callable, got {type(hook_fn).__name__}")
+        entry = (object(), hook_fn, bool(with_kwargs))
+        hooks = self._hooks[which]
+        hooks.insert(0 if prepend else len(hooks), entry)
+        self.__dict__["_wrapped"] = True
+        _bump()
+        return HookHandle(self, which, entry[0])
+
+    def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
+        """``hook_fn(cell, args)`` before each call (``(cell, args, kwargs)`` with_kwargs); a
+        non-None result replaces the arguments. Returns a handle with ``remove()``."""
+        return self._add_hook(0, hook_fn, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook_fn, *, prepend=False, with_kwargs=False, always_call=False):
+        """``hook_fn(cell, args, output)`` after each call (``(cell, args, kwargs, output)``
+        with_kwargs); a non-None result replaces the output. Returns a handle with ``remove()``."""
+        return self._add_hook(1, hook_fn, prepend, with_kwargs)
 
     def _msjit_guard(self):
         """Part of the guard key when this Cell is a constant argument of a jitted function."""

@@ -69,6 +69,7 @@ class Dropout(Cell):
         self.p = 1.0 - keep_prob if p is None else p
         if not 0 <= self.p < 1:
             raise ValueError(f"Dropout: p must be in [0, 1), got {self.p}")
+        self.keep_prob = 1.0 - self.p
 
     def construct(self, x):
         return ops.dropout(x, self.p, self.training)

@@ -25,12 +25,12 @@ class _BatchNorm(Cell):
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
         shape = (self.num_features,)
-        self.gamma = Parameter(initializer(gamma_init, shape, dtype), "gamma", requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, shape, dtype), "beta", requires_grad=affine)
         self.moving_mean = Parameter(initializer(moving_mean_init, shape, dtype), "moving_mean",
                                      requires_grad=False)
         self.moving_variance = Parameter(initializer(moving_var_init, shape, dtype), "moving_variance",
                                          requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, shape, dtype), "gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape, dtype), "beta", requires_grad=affine)
 
     def construct(self, x):
         if x.ndim not in self._ranks:
