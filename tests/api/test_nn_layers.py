@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import msjit as ms
-from msjit import Parameter, Tensor, nn, ops
+from msjit import Parameter, Tensor, nn
 from harness import array, check_api, shape
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")

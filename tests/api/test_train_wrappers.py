@@ -9,6 +9,7 @@ import pytest
 
 import msjit as ms
 from msjit import Tensor, nn, ops
+from mindspore.ops import functional as F
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
 STEPS = 4
@@ -225,3 +226,28 @@ def test_train_one_step_errors():
     net = MLP()
     with pytest.raises(ValueError, match="gradients"):
         nn.SGD(net.trainable_params())((ops.ones((2,)),))
+
+
+class MindSporeStyleStep(nn.TrainOneStepCell):
+    """MindSpore's own TrainOneStepCell.construct, as user subclasses write it."""
+
+    def construct(self, *inputs):
+        loss = self.network(*inputs)
+        sens = F.fill(loss.dtype, loss.shape, self.sens)
+        grads = self.grad(self.network, self.weights)(*inputs, sens)
+        grads = self.grad_reducer(grads)
+        return F.depend(loss, self.optimizer(grads))
+
+
+def test_user_train_step_subclass_eager_and_graph_mode(graph_mode):
+    x, y = data(9)
+    results = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        ms.set_seed(2)
+        net = MLP()
+        step = MindSporeStyleStep(nn.WithLossCell(net, nn.CrossEntropyLoss()), nn.SGD(net.trainable_params(), 0.1))
+        results.append(run(step, x, y))
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-6)
+    assert results[0][-1] < results[0][0]
+    assert (step._graph[1].stats.compiles, step._graph[1].stats.fallbacks) == (1, 0)

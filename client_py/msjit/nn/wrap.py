@@ -9,6 +9,14 @@ from ..autodiff import GradOperation, value_and_grad
 from .cell import Cell
 
 
+def _identity(value):
+    """TrainOneStepCell's ``grad_reducer`` on one device: the gradients unchanged."""
+    return value
+
+
+_identity._msjit_records = True   # capture calls it as Python on tracers
+
+
 class WithLossCell(Cell):
     """``WithLossCell(backbone, loss_fn)``: ``loss_fn(backbone(data), label)``."""
 
@@ -78,6 +86,8 @@ class TrainOneStepCell(Cell):
         self.grad = GradOperation(get_by_list=True, sens_param=True)
         self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
+        self.reducer_flag = False
+        self.grad_reducer = _identity
         self._value_and_grad = value_and_grad(network, None, self.weights)
 
     def construct(self, *inputs):
