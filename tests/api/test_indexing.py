@@ -271,3 +271,19 @@ def test_setitem_errors(index, value, error):
     x = ms.Tensor(np.zeros((3, 4), np.float32))
     with pytest.raises(error):
         x[index] = value
+
+
+def test_setitem_parameter_read_on_tape():
+    """A Parameter read by a recorded op, then written: the op keeps the value it read (no
+    'updated in place' error) and the Parameter keeps its array."""
+    p = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), "p")
+    array_before = p._array
+
+    def f(x):
+        y = x * p
+        p[0] = 5.0
+        return (y * p).sum()
+    g = ms.grad(f, 0)(ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32)))
+    np.testing.assert_allclose(g.asnumpy(), [5.0, 1.0, 1.0])
+    np.testing.assert_array_equal(p.asnumpy(), [5.0, 1.0, 1.0])
+    assert p._array is array_before

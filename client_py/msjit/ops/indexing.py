@@ -317,22 +317,32 @@ def _write_in_place(x, index, value):
 
 
 def _on_tape(x, value):
-    return any(id(x) in t.live or id(value) in t.live for t in TAPES)
+    """Whether a tape depends on ``x`` or ``value``, or recorded a read of Parameter ``x``."""
+    if any(id(x) in t.live or id(value) in t.live for t in TAPES):
+        return True
+    return isinstance(x, Parameter) and any(p is x for t in TAPES for e in t.entries for p, _ in e[4])
 
 
 def _rebind_on_tapes(x, new):
     """Eager in-place update of ``x`` while tapes record: ``x`` takes ``new``'s value and place
-    on the tapes, and what the tapes recorded reading ``x`` before now reads a snapshot of it."""
-    old = Tensor._wrap(x._array)
+    on the tapes, and what the tapes recorded reading ``x`` before now reads a snapshot of it.
+    A Parameter keeps its array (updated in place, its version bumped)."""
+    param = isinstance(x, Parameter)
+    old = Tensor._wrap(x._array.copy() if param else x._array)
     for tape in TAPES:
         live = tape.live
         if id(x) in live:
             live[id(old)] = old
         tape.entries = [(prim, tuple(old if o is x else o for o in ops), attrs,
-                         x if out is new else (old if out is x else out), versions)
+                         x if out is new else (old if out is x else out),
+                         tuple((p, v) for p, v in versions if p is not x))
                         for prim, ops, attrs, out, versions in tape.entries]
         if live.pop(id(new), None) is not None:
             live[id(x)] = x
         else:
             live.pop(id(x), None)
-    x._array = new._array
+    if param:
+        np.copyto(x._array, new._array)
+        x._version += 1
+    else:
+        x._array = new._array
