@@ -273,6 +273,8 @@ def test_flatten_identity_embedding_dropout():
     assert [n for n, _ in emb.parameters_and_names()] == ["embedding_table"] and emb.embedding_table.shape == (7, 3)
     ids = rng.integers(0, 7, (2, 5)).astype(np.int32)
     check_api(emb, [ids], lambda i: emb.embedding_table.asnumpy()[i])
+    padded = nn.Embedding(5, 2, padding_idx=3)
+    assert not padded.embedding_table.asnumpy()[3].any() and padded.embedding_table.asnumpy()[0].any()
     drop = nn.Dropout(p=0.4)
     assert drop.p == 0.4 and nn.Dropout(keep_prob=0.75).p == 0.25
     check_api(drop, [x], lambda x: x)            # inference: identity

@@ -76,14 +76,22 @@ class Dropout(Cell):
 
 
 class Embedding(Cell):
-    """``Embedding(vocab_size, embedding_size, ...)``: rows of ``embedding_table`` at the ids."""
+    """``Embedding(vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
+    dtype=int32, padding_idx=None)``: rows of ``embedding_table`` at the ids (the row of
+    ``padding_idx`` starts as zeros)."""
 
     def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
                  dtype=D.int32, padding_idx=None):
         super().__init__()
         self.vocab_size, self.embedding_size = int(vocab_size), int(embedding_size)
-        self.embedding_table = Parameter(initializer(embedding_table, (self.vocab_size, self.embedding_size)),
-                                         name="embedding_table")
+        self.use_one_hot, self.padding_idx = use_one_hot, padding_idx
+        table = initializer(embedding_table, (self.vocab_size, self.embedding_size))
+        if padding_idx is not None:
+            if not -self.vocab_size <= padding_idx < self.vocab_size:
+                raise ValueError(f"Embedding: padding_idx {padding_idx} is out of range for vocab_size {vocab_size}")
+            table = table.asnumpy().copy()
+            table[padding_idx] = 0
+        self.embedding_table = Parameter(table, name="embedding_table")
 
     def construct(self, ids):
         return ops.gather(self.embedding_table, ids, 0)
