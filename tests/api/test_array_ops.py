@@ -58,6 +58,11 @@ def _set(a, index, v):
     return out
 
 
+def _chunk_ref(a, chunks, axis):
+    size = -(-a.shape[axis] // chunks)
+    return tuple(np.split(a, range(size, a.shape[axis], size), axis))
+
+
 def _diag_ref(a):
     out = np.zeros(a.shape * 2, a.dtype)
     for pos in np.ndindex(a.shape):
@@ -95,7 +100,7 @@ def _cases(rng):
         "movedim": (ops.movedim, [x3, 0, 2], np.moveaxis, True),
         "moveaxis": (ops.moveaxis, [x3, (0, 1), (2, 0)], np.moveaxis, True),
         "narrow": (ops.narrow, [x3, 2, 1, n[2] - 1], lambda a, ax, s, ln: a[:, :, s:s + ln], True),
-        "chunk": (ops.chunk, [x3, 2, 2], lambda a, c, ax: tuple(np.array_split(a, range(-(-a.shape[2] // c), a.shape[2], -(-a.shape[2] // c)), ax)), False),
+        "chunk": (ops.chunk, [x3, 2, 2], _chunk_ref, False),
         "unbind": (ops.unbind, [x3, 1], lambda a, d: tuple(np.moveaxis(a, d, 0)), False),
         "flip": (ops.flip, [x3, (0, 2)], np.flip, True),
         "fliplr": (ops.fliplr, [x2], np.fliplr, True),
@@ -106,7 +111,8 @@ def _cases(rng):
         "hstack": (_listed(ops.hstack), [x2, x2 * 2], lambda a, b: np.hstack([a, b]), True),
         "vstack": (_listed(ops.vstack), [x2[0], x2], lambda a, b: np.vstack([a, b]), True),
         "tensor_split": (ops.tensor_split, [x3, 3, 2], lambda a, k, ax: tuple(np.array_split(a, k, ax)), False),
-        "tensor_split_idx": (ops.tensor_split, [x3, [1, 3], 2], lambda a, k, ax: tuple(np.array_split(a, k, ax)), False),
+        "tensor_split_idx": (ops.tensor_split, [x3, [1, 3], 2],
+                             lambda a, k, ax: tuple(np.array_split(a, k, ax)), False),
         "meshgrid": (ops.meshgrid, [x2[0], x2[:, 0]], lambda a, b: tuple(np.meshgrid(a, b)), False),
         "meshgrid_ij": (_kw(ops.meshgrid, indexing="ij"), [x2[0], x2[:, 0]],
                         lambda a, b: tuple(np.meshgrid(a, b, indexing="ij")), False),
@@ -116,7 +122,8 @@ def _cases(rng):
         "one_hot": (ops.one_hot, [ints, 4, 1.0, 0.0], _one_hot_ref, False),
         "gather_elements": (ops.gather_elements, [x3, 1, idx], _take_along, True),
         "gather_d": (ops.gather_d, [x3, 1, idx], _take_along, True),
-        "scatter": (_with(ops.scatter, 1, 1), [x3, idx[:, :1], src[:, :1]], lambda a, i, s: _scatter_ref(a, 1, i, s), True),
+        "scatter": (_with(ops.scatter, 1, 1), [x3, idx[:, :1], src[:, :1]],
+                    lambda a, i, s: _scatter_ref(a, 1, i, s), True),
         "tensor_scatter_update": (ops.tensor_scatter_update, [x2, nd_idx, upd],
                                   lambda a, i, u: _scatter_ref(a, 0, np.broadcast_to(i, u.shape), u), True),
         "tensor_scatter_add": (ops.tensor_scatter_add, [x2, np.zeros_like(nd_idx), upd],
@@ -144,7 +151,8 @@ def _cases(rng):
                       lambda a, i: a[i[..., 0], i[..., 1]], True),
         "diagflat": (ops.diagflat, [x2, 1], np.diagflat, True),
         "index_add": (ops.index_add, [x3, np.array([0, n[1] - 1, 0], np.int32), array(rng, (n[0], 3, n[2])), 1],
-                      lambda a, i, y, ax: _scatter_ref(a, 1, np.broadcast_to(i[None, :, None], y.shape), y, True), True),
+                      lambda a, i, y, ax: _scatter_ref(a, 1, np.broadcast_to(i[None, :, None], y.shape), y, True),
+                      True),
         "select_scatter": (ops.select_scatter, [x3, array(rng, (n[0], n[2])), 1, n[1] - 1],
                            lambda a, s, ax, i: np.concatenate([a[:, :i], s[:, None]], 1), True),
         "slice_scatter": (ops.slice_scatter, [x3, array(rng, (n[0], n[1], len(range(0, min(4, n[2]), 2)))), 2, 0, 4, 2],

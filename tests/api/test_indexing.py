@@ -183,7 +183,8 @@ def _compiled_grad_matches_eager(fn, args):
     wrt = tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f")
     eager = ms.grad(loss, wrt)(*tensors(args))
     compiled = ms.jit(capture_mode="trace", fullgraph=True)(ms.grad(loss, wrt))(*tensors(args))
-    for e, c in zip(eager if isinstance(eager, tuple) else (eager,), compiled if isinstance(compiled, tuple) else (compiled,)):
+    as_tuple = (lambda g: g if isinstance(g, tuple) else (g,))
+    for e, c in zip(as_tuple(eager), as_tuple(compiled)):
         np.testing.assert_allclose(c.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
 
 

@@ -2,8 +2,8 @@
 
 Every op is a decomposition over the core primitives (Reshape, Transpose, StridedSlice, Concat,
 Gather, BroadcastTo, Tile, Select...). Indexing lives in ``indexing``, creation in ``creation``,
-joining and splitting in ``array_join``, diagonals, one-hot and grids in ``array_matrix``, element-wise gathers and scatters in
-``scatter_ops``; their functions are re-exported here.
+joining and splitting in ``array_join``, diagonals, one-hot and grids in ``array_matrix``,
+element-wise gathers and scatters in ``scatter_ops``; their functions are re-exported here.
 """
 import builtins
 import math

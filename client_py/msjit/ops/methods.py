@@ -1,4 +1,5 @@
-"""Tensor operators and methods, attached to TensorMixin (so to Tensor and Tracer) by ``install``.
+"""Tensor operators and methods, attached to TensorMixin (so to Tensor and Tracer) by ``install``
+(with ``methods_data``'s data, dtype and layout methods).
 
 Most methods are a functional op with the tensor as its first argument: those are listed by
 name in each ops module's ``TENSOR_METHODS`` and attached as the function itself. The ones
@@ -15,6 +16,7 @@ from .. import ops
 from ..mixin import TensorMixin
 from ..tensor import Tensor
 from .indexing import setitem
+from .methods_data import DataMethods
 
 
 def _math(name):
@@ -141,91 +143,6 @@ class _Methods:
     def __setitem__(self, index, value):
         setitem(self, index, value)
 
-    # -- data and dtype ----------------------------------------------------------------------------
-    def asnumpy(self):
-        return self.__array__()
-
-    def numpy(self):
-        return self.asnumpy()
-
-    def item(self):
-        """The single value as a Python scalar."""
-        array = self.__array__()
-        if array.size != 1:
-            raise ValueError(f"item: the tensor must have exactly one element, got shape {array.shape}")
-        return array.item()
-
-    def tolist(self):
-        return self.__array__().tolist()
-
-    def astype(self, dtype, copy=True):
-        return ops.cast(self, dtype)
-
-    def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(dtype=...)``, ``to(other_tensor)``; device strings are no-ops."""
-        dtype = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, TensorMixin):
-                dtype = a.dtype
-            elif a is not None and not isinstance(a, (str, bool)):
-                dtype = a
-        return self if dtype is None else ops.cast(self, dtype)
-
-    def type(self, dtype=None):
-        """The dtype's name (no argument), else a cast to ``dtype``."""
-        return repr(self.dtype) if dtype is None else ops.cast(self, dtype)
-
-    def type_as(self, other):
-        return ops.cast(self, other.dtype)
-
-    def copy(self):
-        return self.clone()
-
-    def clone(self):
-        """A copy with its own storage and identity (an identity Reshape: gradients flow)."""
-        out = ops.reshape(self, self.shape)
-        if isinstance(out, Tensor):
-            out._array = out._array.copy()
-        return out
-
-    def dim(self):
-        return self.ndim
-
-    ndimension = dim
-
-    def numel(self):
-        return self.size
-
-    nelement = numel
-
-    def is_contiguous(self):
-        return True
-
-    def contiguous(self):
-        return self
-
-    def is_floating_point(self):
-        return self.dtype.is_floating
-
-    def element_size(self):
-        return self.dtype.np.itemsize
-
-    @property
-    def itemsize(self):
-        return self.dtype.np.itemsize
-
-    @property
-    def nbytes(self):
-        return self.size * self.dtype.np.itemsize
-
-    @property
-    def strides(self):
-        out, step = [], self.dtype.np.itemsize
-        for d in reversed(self.shape):
-            out.append(step)
-            step *= d
-        return tuple(reversed(out))
-
     # -- math with a method signature of its own ---------------------------------------------------
     def sum(self, axis=None, keepdims=False):
         return ops.sum(self, axis, keepdims)
@@ -311,15 +228,6 @@ class _Methods:
         from .scatter_ops import _dim_scatter
         return _dim_scatter("ScatterAdd", self, dim, index, src, add=True)
 
-    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-        """The distinct values (sorted) and optionally the inverse indices and counts. Eager only."""
-        if dim is not None:
-            raise ValueError("unique: dim is not supported")
-        values, inverse, counts = np.unique(self.__array__(), return_inverse=True, return_counts=True)
-        out = (Tensor(values),) + ((Tensor(inverse.reshape(self.shape).astype(np.int64)),) if return_inverse else ()) \
-            + ((Tensor(counts.astype(np.int64)),) if return_counts else ())
-        return out[0] if len(out) == 1 else out
-
     def fill(self, value):
         return ops.broadcast_to(ops.cast(value, self.dtype), self.shape) if isinstance(value, TensorMixin) \
             else ops.full_like(self, value)
@@ -335,31 +243,11 @@ class _Methods:
 
     new_empty = new_zeros
 
-    @property
-    def data(self):
-        return self
-
     def t(self):
         """The transpose of a matrix (a vector or scalar as it is)."""
         if self.ndim > 2:
             raise ValueError(f"t: expects a tensor of rank <= 2, got shape {self.shape}")
         return ops.transpose(self, (1, 0)) if self.ndim == 2 else self
-
-    def stride(self, dim=None):
-        """Element strides of the C-contiguous layout (all dims, or ``dim``'s)."""
-        out = [s // self.dtype.np.itemsize for s in self.strides]
-        return out if dim is None else out[dim]
-
-    def storage_offset(self):
-        return 0
-
-    def requires_grad_(self, requires_grad=True):
-        if hasattr(self, "requires_grad"):
-            self.requires_grad = bool(requires_grad)
-        return self
-
-    def is_signed(self):
-        return self.dtype.np.kind in "if"
 
     def index_put(self, indices, values, accumulate=False):
         """``self`` with ``values`` written (or added) at the advanced index ``indices`` (a tuple of tensors)."""
@@ -386,19 +274,6 @@ class _Methods:
         axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(size) if d == 1 and self.shape[lead + i] != 1)
         out = ops.sum(self, axes, True) if axes else self
         return ops.reshape(out, size)
-
-    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
-        """Collapse runs of equal values of the flattened tensor. Eager only."""
-        if dim is not None:
-            raise ValueError("unique_consecutive: dim is not supported")
-        flat = self.__array__().reshape(-1)
-        starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]])) if flat.size else np.arange(0)
-        out = (Tensor(flat[starts]),)
-        if return_inverse:
-            out += (Tensor((np.cumsum(np.isin(np.arange(flat.size), starts)) - 1).reshape(self.shape)),)
-        if return_counts:
-            out += (Tensor(np.diff(np.append(starts, flat.size)).astype(np.int64)),)
-        return out[0] if len(out) == 1 else out
 
     # -- in place: through __setitem__ (eager write, Tracer rebind, Parameter assign) ----------------
     def fill_(self, value):
@@ -436,12 +311,6 @@ class _Methods:
         return ops.gather(x, indices, axis)
 
 
-# Data-type conversions: method name -> dtype.
-for _name, _dt in (("float", D.float32), ("half", D.float16), ("double", D.float64), ("int", D.int32),
-                   ("long", D.int64), ("bool", D.bool_), ("short", D.int16), ("byte", D.uint8), ("char", D.int8)):
-    setattr(_Methods, _name, (lambda dt: lambda self: ops.cast(self, dt))(_dt))
-
-
 def _in_place(name):
     """``x.name_(...)``: ``x.name(...)`` written back into ``x`` (see fill_); returns ``x``."""
     def method(self, *args, **kwargs):
@@ -454,7 +323,6 @@ def _in_place(name):
 # In-place forms of methods: x.add_(y) is x[...] = x.add(y).
 _IN_PLACE = ("add", "sub", "mul", "div", "clamp", "floor", "exp", "log", "sigmoid", "tanh", "sign", "remainder",
              "floor_divide", "scatter", "scatter_add", "index_fill", "index_add", "index_put", "masked_fill")
-del _name, _dt
 
 
 def _comparable(other):
@@ -470,9 +338,10 @@ _FUNCTIONAL = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "square"
 def install(tables):
     """Attach the operators above (methods and properties) and every ``{method name: function}``
     of ``tables``."""
-    for name, value in vars(_Methods).items():
-        if callable(value) or isinstance(value, property):
-            setattr(TensorMixin, name, value)
+    for cls in (_Methods, DataMethods):
+        for name, value in vars(cls).items():
+            if callable(value) or isinstance(value, property):
+                setattr(TensorMixin, name, value)
     for name in _FUNCTIONAL:
         setattr(TensorMixin, name, getattr(ops, name))
     for name in _IN_PLACE:
