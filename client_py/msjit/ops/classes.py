@@ -39,25 +39,17 @@ class PrimitiveOp:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.attrs.items())})"
 
 
-def _op(name):
-    """The functional op ``msjit.ops.<name>``, resolved at call time."""
-    def find():
-        fn = getattr(_ops, name, None)
-        if fn is None:
-            raise NotImplementedError(f"ops.{name} is not implemented in msjit yet")
-        return fn
-    return find
+def _o(name):
+    """The functional op ``msjit.ops.<name>``, looked up when a class is called."""
+    fn = getattr(_ops, name, None)
+    if fn is None:
+        raise NotImplementedError(f"ops.{name} is not implemented in msjit yet")
+    return fn
 
 
 def _same(name):
     """Call the op with the call's arguments and the attributes as keywords."""
-    find = _op(name)
-    return lambda *args, **attrs: find()(*args, **attrs)
-
-
-def _o(name):
-    """Shorthand in the adapters below: the functional op itself (resolved at call time)."""
-    return _op(name)()
+    return lambda *args, **attrs: _o(name)(*args, **attrs)
 
 
 def _reduce(name):
