@@ -256,3 +256,31 @@ def test_class_attribute_errors():
     with pytest.raises(TypeError, match="takes attributes none"):
         P.Add(1)
     assert repr(P.MatMul(transpose_b=True)) == "MatMul(transpose_a=False, transpose_b=True)"
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_apply_momentum(nesterov):
+    rng = np.random.default_rng(int(nesterov))
+    w0, g = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    var, accum = Parameter(Tensor(w0), name="v"), Parameter(Tensor(np.full(4, 0.5, np.float32)), name="a")
+    out = P.ApplyMomentum(use_nesterov=nesterov)(var, accum, 0.1, Tensor(g), 0.9)
+    acc = 0.5 * 0.9 + g
+    want = w0 - 0.1 * ((g + acc * 0.9) if nesterov else acc)
+    assert out is var
+    np.testing.assert_allclose(accum.asnumpy(), acc, rtol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), want, rtol=1e-6)
+
+
+def test_summaries_and_constexpr_are_accepted():
+    from mindspore.ops import constexpr, prim_attr_register   # noqa: F401
+    x = Tensor(np.ones(2, np.float32))
+    for cls in ("ScalarSummary", "TensorSummary", "HistogramSummary", "ImageSummary"):
+        assert getattr(P, cls)()("tag", x) is None
+
+    @constexpr
+    def half(n):
+        return n // 2
+
+    def f(v):
+        return P.Reshape()(v, (half(v.shape[0] * 2), -1))
+    assert ms.jit(f, fullgraph=True)(x).shape == (2, 1)
