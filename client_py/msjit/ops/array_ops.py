@@ -322,8 +322,7 @@ def select(condition, input, other):
 
 # Tensor methods that are these functions with the tensor first: {method name: function}.
 TENSOR_METHODS = {n: globals()[n] for n in (
-    "expand_dims", "broadcast_to", "tile", "repeat_interleave", "swapaxes", "swapdims", "narrow", "chunk",
-    "unbind", "flip", "fliplr", "flipud", "roll", "movedim", "moveaxis", "diagonal", "tril", "triu",
-    "gather", "gather_elements", "index_select", "masked_fill", "scatter", "index_fill", "nonzero",
-    "masked_select", "split", "tensor_split", "hsplit", "vsplit", "dsplit", "rot90", "gather_nd",
-    "diagflat", "argwhere", "index_add", "select_scatter", "slice_scatter", "inplace_update")}
+    "expand_dims", "tile", "swapaxes", "swapdims", "narrow", "unbind", "flip", "fliplr", "flipud", "roll",
+    "movedim", "moveaxis", "tril", "triu", "gather_elements", "masked_fill", "scatter", "index_fill", "nonzero",
+    "masked_select", "tensor_split", "hsplit", "vsplit", "dsplit", "rot90", "gather_nd", "diagflat", "argwhere",
+    "index_add", "select_scatter", "slice_scatter", "inplace_update")}

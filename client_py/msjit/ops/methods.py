@@ -184,9 +184,40 @@ class _Methods:
 
     reshape_as = view_as
 
-    def transpose(self, *perm):
-        perm = _dims(perm)
+    def transpose(self, *axes):
+        """``transpose(dim0, dim1)`` swaps two axes (MindSpore 2.10); ``transpose(*perm)`` or
+        ``transpose(perm)`` permutes, ``transpose()`` reverses the axes."""
+        if len(axes) == 2 and all(isinstance(a, (int, np.integer)) for a in axes):
+            return ops.swapaxes(self, *axes)
+        perm = _dims(axes)
         return ops.transpose(self, perm or tuple(reversed(range(self.ndim))))
+
+    def gather(self, *args, **kwargs):
+        """``gather(dim, index)`` (element-wise along ``dim``, MindSpore 2.10) or the older
+        ``gather(input_indices, axis, batch_dims=0)`` (whole slices, ops.gather)."""
+        if "dim" in kwargs or args and isinstance(args[0], (int, np.integer)) and not isinstance(args[0], bool):
+            named = dict(zip(("dim", "index"), args), **kwargs)
+            return ops.gather_elements(self, named["dim"], named["index"])
+        return ops.gather(self, *args, **kwargs)
+
+    def split(self, split_size_or_sections=None, axis=0, *, split_size=None, dim=None):
+        return ops.split(self, split_size if split_size is not None else split_size_or_sections,
+                         axis if dim is None else dim)
+
+    def chunk(self, chunks, axis=0, *, dim=None):
+        return ops.chunk(self, chunks, axis if dim is None else dim)
+
+    def index_select(self, axis=None, index=None, *, dim=None):
+        return ops.index_select(self, axis if dim is None else dim, index)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return ops.diagonal(self, offset, axis1, axis2)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return ops.repeat_interleave(self, repeats, dim)
+
+    def broadcast_to(self, *shape):
+        return ops.broadcast_to(self, _dims(shape))
 
     def permute(self, *axis):
         return ops.transpose(self, _dims(axis))
@@ -207,7 +238,12 @@ class _Methods:
             raise RuntimeError(f"repeat: repeats must be non-negative, got {repeats}")
         return ops.tile(self, repeats)
 
-    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+    def flatten(self, *args, start_dim=0, end_dim=-1, order="C"):
+        """``flatten(start_dim=0, end_dim=-1)`` (MindSpore 2.10) or ``flatten(order='C', *, ...)``."""
+        if args and isinstance(args[0], str):
+            order, args = args[0], args[1:]
+        if args:
+            start_dim, end_dim = (tuple(args) + (end_dim,))[:2]
         return ops.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def ravel(self):
