@@ -142,6 +142,10 @@ def test_integer_and_bool_inputs():
     check_api(ops.any, [b], lambda v, axis, keep_dims: np.any(v, axis, keepdims=True),
               kwargs={"axis": axis, "keep_dims": True})
     check_api(ops.all, [x], lambda v: np.all(v))
+    check_api(ops.sum, [x], lambda v, dim: np.sum(v, dim, dtype=np.int64), kwargs={"dim": axis})   # int64, as MindSpore
+    check_api(ops.sum, [b], lambda v: np.sum(v, dtype=np.int64))
+    check_api(ops.mean, [x], lambda v, axis: np.trunc(np.mean(v, axis)).astype(np.int32), kwargs={"axis": axis})
+    check_api(ops.cumprod, [x], lambda v, dim: np.cumprod(v, dim, dtype=np.int64), kwargs={"dim": axis})
     check_api(ops.any, [x.astype(np.float32)], lambda v: np.any(v))
 
 
@@ -274,6 +278,21 @@ def _methods():
     def topk(x):
         return x.topk(1)
 
+    def prod_dim(x):
+        return x.prod(dim=1, keepdim=True)
+
+    def std_dim(x):
+        return x.std(dim=0)
+
+    def argmax_axis(x):
+        return x.argmax(axis=0, keepdims=True)
+
+    def median_dim(x):
+        return x.median(dim=0)
+
+    def logsumexp_axis(x):
+        return x.logsumexp(axis=1, keepdims=True)
+
     refs = {
         "max_all": lambda v: np.max(v), "max_axis": lambda v: np.max(v, 1, keepdims=True),
         "max_dim": lambda v: (np.max(v, 1), np.argmax(v, 1)),
@@ -287,6 +306,10 @@ def _methods():
         "logsumexp": lambda v: np.log(np.sum(np.exp(v.astype(np.float64)), 1)).astype(v.dtype),
         "sort": lambda v: (np.sort(v, 0), np.argsort(v, 0, kind="stable").astype(np.int32)),
         "topk": lambda v: (np.sort(v, 1)[:, ::-1][:, :1], np.argsort(-v, 1, kind="stable")[:, :1].astype(np.int32)),
+        "prod_dim": lambda v: np.prod(v, 1, keepdims=True), "std_dim": lambda v: np.std(v, 0),
+        "argmax_axis": lambda v: np.argmax(v, 0, keepdims=True),
+        "median_dim": lambda v: (_lower_median(v, 0), np.argsort(v, 0, kind="stable")[(v.shape[0] - 1) // 2]),
+        "logsumexp_axis": lambda v: np.log(np.sum(np.exp(v.astype(np.float64)), 1, keepdims=True)).astype(v.dtype),
     }
     return {name: (fn, refs[name]) for name, fn in locals().items() if name in refs}
 
@@ -297,7 +320,8 @@ METHODS = _methods()
 @pytest.mark.parametrize("name", sorted(METHODS))
 def test_tensor_method(name):
     fn, ref = METHODS[name]
-    x = _distinct(_case(name, 2)[0])
+    x = _case(name, 2)[0]
+    x = _distinct(np.concatenate([x, x], 0))      # at least two rows: std over axis 0 is not 0
     want = ref(x)
     grad = not isinstance(want, tuple) and want.dtype.kind == "f"
     check_api(fn, [x], ref, grad=grad)

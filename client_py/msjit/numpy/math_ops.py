@@ -195,4 +195,7 @@ def where(condition, x=None, y=None):
     depends on values)."""
     if x is None or y is None:
         raise ValueError("where: x and y must both be given (nonzero positions are not supported)")
+    if D.scalar_kind(x) and D.scalar_kind(y):          # two Python numbers: numpy's defaults (int32)
+        from .array_creations import asarray
+        x, y = asarray(x), asarray(y)
     return ops.where(condition, x, y)

@@ -4,10 +4,11 @@ primitives): ``math_elementwise`` (rounding, division, exponentials, inverse tri
 erfinv), ``math_reduce`` (prod, max/min with indices, argmax, all/any, moments, norms),
 ``math_scan`` (cumulative ops, sort, topk) and ``math_linalg`` (contractions, einsum).
 
-Also the Tensor methods whose MindSpore signatures differ from the functional op (the
-``axis``/``keepdims`` and ``dim``/``keepdim`` spellings, ``alpha``, a flattened cumsum); the
-``sum``/``mean``/``max``/``min`` here replace the older ones of ``methods._Methods`` (the
-tables are installed after it).
+Also the Tensor methods whose MindSpore signatures differ from the functional op: reductions
+take both the ``axis``/``keepdims`` and the ``dim``/``keepdim`` spellings (MindSpore overloads
+them), ``max``/``min`` return indices for a positional axis, ``add``/``sub`` take ``alpha``,
+``cumsum`` flattens without an axis. The ``sum``/``mean``/``max``/``min`` here replace the older
+ones of ``methods._Methods`` (the tables are installed after it).
 """
 from . import functional as F
 from . import math_elementwise, math_linalg, math_reduce, math_scan, math_special
@@ -21,17 +22,20 @@ _MODULES = (math_elementwise, math_special, math_reduce, math_scan, math_linalg)
 __all__ = [n for m in _MODULES for n in m.__all__]
 
 
-def _either(axis, dim, keepdims, keepdim):
-    """MindSpore's Tensor methods accept both ``axis``/``keepdims`` and ``dim``/``keepdim``."""
-    return (axis if dim is None else dim), bool(keepdims if keepdim is None else keepdim)
+def _method(fn, axis_name, keep_name=None):
+    """``fn`` as a Tensor method that also takes MindSpore's other spellings of its axis
+    (``axis``/``dim``) and keep flag (``keepdims``/``keep_dims``/``keepdim``) keywords."""
+    aliases = {"axis": axis_name, "dim": axis_name}
+    if keep_name:
+        aliases.update(keepdims=keep_name, keep_dims=keep_name, keepdim=keep_name)
 
-
-def _argmax_method(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-    return math_reduce.argmax(self, *_either(axis, dim, keepdims, keepdim))
-
-
-def _argmin_method(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-    return math_reduce.argmin(self, *_either(axis, dim, keepdims, keepdim))
+    def method(self, *args, **kwargs):
+        if kwargs:
+            kwargs = {aliases.get(k, k): v for k, v in kwargs.items()}
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
 
 
 def tensor_extremum(which, self, args, kwargs):
@@ -54,20 +58,14 @@ def tensor_extremum(which, self, args, kwargs):
     return values
 
 
-def tensor_sum(self, axis=None, dtype=None, keepdims=False, initial=None, *, dim=None, keepdim=None):
+def tensor_sum(self, axis=None, dtype=None, keepdims=False, initial=None):
     """``Tensor.sum``: MindSpore's ``(axis=None, dtype=None, keepdims=False, initial=None)``."""
-    axis, keepdims = _either(axis, dim, keepdims, keepdim)
     total = F.sum(self, axis, keepdims, dtype=dtype)
     return total if initial is None else F.add(total, initial)
 
 
-def tensor_mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None):
-    """``Tensor.mean``: MindSpore's ``(axis=None, keep_dims=False)``."""
-    return F.mean(self, *_either(axis, dim, keep_dims, keepdim))
-
-
-def _cumsum_method(self, axis=None, dtype=None, *, dim=None):
-    axis = axis if dim is None else dim
+def tensor_cumsum(self, axis=None, dtype=None):
+    """``Tensor.cumsum``: ``axis`` None sums the flattened tensor."""
     return math_scan.cumsum(self if axis is not None else F.reshape(self, (-1,)), 0 if axis is None else axis,
                             dtype)
 
@@ -83,8 +81,25 @@ def _trace_method(self, offset=0, axis1=0, axis2=1, dtype=None):
     return t if dtype is None else F.cast(t, dtype)
 
 
-TENSOR_METHODS = {k: v for m in _MODULES for k, v in m.TENSOR_METHODS.items()}
-TENSOR_METHODS.update(argmax=_argmax_method, argmin=_argmin_method, cumsum=_cumsum_method, add=_add_method,
-                      sub=math_elementwise.subtract, trace=_trace_method, sum=tensor_sum, mean=tensor_mean,
+# Reductions as methods: {name: (function, its axis parameter, its keep-dims parameter)}.
+_REDUCTION_METHODS = {
+    "sum": (tensor_sum, "axis", "keepdims"), "mean": (F.mean, "axis", "keep_dims"),
+    "prod": (math_reduce.prod, "axis", "keep_dims"), "all": (math_reduce.all, "axis", "keep_dims"),
+    "any": (math_reduce.any, "axis", "keep_dims"), "std": (math_reduce.std, "axis", "keepdims"),
+    "var": (math_reduce.var, "axis", "keepdims"), "logsumexp": (math_reduce.logsumexp, "dim", "keepdim"),
+    "norm": (math_reduce.norm, "dim", "keepdim"), "nansum": (math_reduce.nansum, "axis", "keepdims"),
+    "nanmean": (math_reduce.nanmean, "axis", "keepdims"), "median": (math_scan.median, "axis", "keepdims"),
+    "count_nonzero": (math_reduce.count_nonzero, "axis", "keep_dims"),
+    "argmax": (math_reduce.argmax, "dim", "keepdim"), "argmin": (math_reduce.argmin, "axis", "keepdims"),
+    "amax": (F.amax, "axis", "keepdims"), "amin": (F.amin, "axis", "keepdims"),
+    "cumsum": (tensor_cumsum, "axis"), "cumprod": (math_scan.cumprod, "dim"), "cummax": (math_scan.cummax, "axis"),
+    "cummin": (math_scan.cummin, "axis"), "logcumsumexp": (math_scan.logcumsumexp, "axis"),
+    "sort": (math_scan.sort, "axis"), "argsort": (math_scan.argsort, "axis"), "topk": (math_scan.topk, "dim"),
+    "diff": (math_reduce.diff, "axis"),
+}
+
+TENSOR_METHODS = {k: v for m in _MODULES for k, v in getattr(m, "TENSOR_METHODS", {}).items()}
+TENSOR_METHODS.update({name: _method(*spec) for name, spec in _REDUCTION_METHODS.items()})
+TENSOR_METHODS.update(add=_add_method, sub=math_elementwise.subtract, trace=_trace_method,
                       max=lambda self, *args, **kwargs: tensor_extremum("max", self, args, kwargs),
                       min=lambda self, *args, **kwargs: tensor_extremum("min", self, args, kwargs))

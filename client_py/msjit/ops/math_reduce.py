@@ -329,8 +329,3 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     c = bind(P.MatMul, d, d, transpose_b=True)
     c = bind(P.Mul, c, _c(1 / (x.shape[1] - correction) if x.shape[1] > correction else np.nan, c))
     return F.reshape(c, ()) if operand("Cov", input).ndim < 2 else c
-
-
-# Tensor methods with the tensor first (the functional signatures are the methods').
-TENSOR_METHODS = {n: globals()[n] for n in ("prod", "all", "any", "std", "var", "logsumexp", "norm",
-                                            "count_nonzero", "nansum", "nanmean", "diff")}

@@ -73,6 +73,8 @@ def _scan_last(y, combine, identity):
 def cumprod(input, dim, dtype=None):
     """Running product along ``dim``."""
     shape, a, y = _axis_last("CumProd", input, dim, dtype)
+    if not y.dtype.is_floating:
+        y = _cast(y, D.int64)                          # as MindSpore: integer products are int64
     y = _scan_last(y, lambda u, v: bind(P.Mul, u, v), 1)
     return F.reshape(_to_last(y, a), shape)
 
@@ -189,7 +191,3 @@ def median(input, axis=-1, keepdims=False):
     pick = [bind(P.StridedSlice, t, begin=begin, end=end, strides=(1,) * x.ndim) for t in (values, idx)]
     shape = x.shape[:a] + ((1,) if keepdims else ()) + x.shape[a + 1:]
     return F.reshape(pick[0], shape), F.reshape(pick[1], shape)
-
-
-TENSOR_METHODS = {n: globals()[n] for n in ("cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort",
-                                            "topk", "median")}
