@@ -1,4 +1,4 @@
-"""``nn.SGD`` and ``nn.Momentum``: MindSpore's SGD and ApplyMomentum update rules."""
+"""``nn.SGD``: MindSpore's SGD update rule."""
 import numpy as np
 
 from ... import ops
@@ -6,7 +6,7 @@ from ...parameter import Parameter
 from .optimizer import Optimizer, clone_state
 
 
-def _check_momentum(name, momentum):
+def check_momentum(name, momentum):
     if isinstance(momentum, int) and not isinstance(momentum, bool):
         momentum = float(momentum)
     if not isinstance(momentum, float):
@@ -26,7 +26,7 @@ class SGD(Optimizer):
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False,
                  loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        momentum = _check_momentum("SGD", momentum)
+        momentum = check_momentum("SGD", momentum)
         if isinstance(dampening, int) and not isinstance(dampening, bool):
             dampening = float(dampening)
         if not isinstance(dampening, float) or dampening < 0:
@@ -56,34 +56,4 @@ class SGD(Optimizer):
                 ops.assign(stat, ops.zeros_like(stat))
                 step = ops.add(g, ops.mul(new_accum, m)) if self.nesterov else new_accum
             ops.assign(p, ops.sub(p, ops.mul(step, ops.cast(lr, p.dtype))))
-        return tuple(True for _ in self._parameters)
-
-
-class Momentum(Optimizer):
-    """``Momentum(params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
-    use_nesterov=False)``: ``moment = momentum * moment + g``; the update is ``lr * moment``.
-    MindSpore 2.10's CPU kernel ignores ``use_nesterov`` (its documented nesterov update is
-    ``lr * (g + momentum * moment)``); this follows the CPU results."""
-
-    def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0, use_nesterov=False):
-        super().__init__(learning_rate, params, weight_decay, loss_scale)
-        if not isinstance(momentum, float):
-            raise TypeError(f"For 'Momentum', the argument 'momentum' must be a float, got {type(momentum).__name__}")
-        self.momentum_value = _check_momentum("Momentum", momentum)
-        if not isinstance(use_nesterov, bool):
-            raise TypeError(f"For 'Momentum', 'use_nesterov' must be a bool, got {type(use_nesterov).__name__}")
-        self.use_nesterov = use_nesterov
-        self.momentum = Parameter(np.float32(momentum), "momentum")
-        self.params = self._parameters
-        self.moments = clone_state(self._parameters, "moments", "zeros")
-
-    def construct(self, gradients):
-        gradients = self.scale_grad(self.decay_weight(self._check_gradients(gradients)))
-        lrs = self._lrs()
-        self._increase_step()
-        m = self.momentum
-        for p, g, moment, lr in zip(self._parameters, gradients, self.moments, lrs):
-            new_moment = ops.add(ops.mul(moment, m), g)
-            ops.assign(moment, new_moment)
-            ops.assign(p, ops.sub(p, ops.mul(new_moment, ops.cast(lr, p.dtype))))
         return tuple(True for _ in self._parameters)

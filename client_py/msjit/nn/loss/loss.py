@@ -3,9 +3,9 @@
 Each Cell keeps its options as attributes and calls the functional loss in ``construct``, so a
 Cell and its function compute the same graph.
 """
-from .. import ops
-from ..ops.nn_losses import REDUCTIONS, check_reduction, reduce_loss
-from .cell import Cell, library_method
+from ... import ops
+from ...ops.nn_losses import REDUCTIONS, check_reduction, reduce_loss
+from ..cell import Cell, library_method
 
 
 class LossBase(Cell):

@@ -4,9 +4,9 @@
 respect to the optimizer's Parameters (one ``value_and_grad``), then ``optimizer(grads)``.
 Called in GRAPH_MODE (or inside ``jit``) forward, backward and update are one graph.
 """
-from .. import ops
-from ..autodiff import GradOperation, value_and_grad
-from .cell import Cell
+from ... import ops
+from ...autodiff import GradOperation, value_and_grad
+from ..cell import Cell
 
 
 def _identity(value):
