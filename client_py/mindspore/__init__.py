@@ -27,5 +27,18 @@ from .train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckp
 
 __all__ += [n for n in common.dtype.__all__ if n not in __all__] + ["common", "dataset", "Callback",
                                                                   "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-                                                                  "CheckpointConfig", "numpy"]
+                                                                  "CheckpointConfig", "numpy", "run_check"]
 __version__ = _impl.__version__
+
+
+def run_check():
+    """``mindspore.run_check()``: multiply two tensors and report, as MindSpore's does (stdout)."""
+    import sys
+
+    import numpy as np
+    x = Tensor(np.ones((2, 2), np.float32))
+    ok = np.array_equal((x * x).asnumpy(), np.ones((2, 2)))
+    sys.stdout.write(f"MindSpore version:  {__version__} (msjit)\n")
+    sys.stdout.write("The result of multiplication calculation is correct, MindSpore has been installed on "
+                     "platform [CPU] successfully!\n" if ok else "The result of multiplication calculation is "
+                     "not correct, MindSpore (msjit) is not working.\n")

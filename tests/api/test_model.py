@@ -160,3 +160,20 @@ def test_model_checkpoint_and_time_monitor(tmp_path, capsys):
     np.testing.assert_array_equal(restored.weight.asnumpy(), net.weight.asnumpy())
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and all(line.startswith("epoch time: ") and "per step time" in line for line in out)
+
+
+def test_dataset_pipeline_ops():
+    d = ds.NumpySlicesDataset({"a": X[:6, 0], "b": np.arange(6)}, shuffle=False)
+    mapped = d.map(lambda a: a * 10, input_columns="a")
+    np.testing.assert_allclose([r[0] for r in mapped.create_tuple_iterator(output_numpy=True)], X[:6, 0] * 10)
+    split = d.map([lambda a: a + 1, lambda a: (a, -a)], input_columns=["a"], output_columns=["p", "n"])
+    assert split.get_col_names() == ["p", "n", "b"]
+    assert [r["n"].asnumpy() for r in split.create_dict_iterator()][1] == pytest.approx(-(X[1, 0] + 1))
+    ms.set_seed(4)
+    shuffled = d.shuffle(4)
+    first, second = ([int(r[1]) for r in shuffled.create_tuple_iterator(output_numpy=True)] for _ in range(2))
+    assert sorted(first) == sorted(second) == list(range(6)) and first != second   # a new order per pass
+    assert d.repeat(3).get_dataset_size() == 18 and d.take(4).get_dataset_size() == 4
+    assert [int(r[1]) for r in d.skip(4).create_tuple_iterator(output_numpy=True)] == [4, 5]
+    assert d.project(["b"]).get_col_names() == ["b"] and d.rename("a", "x").get_col_names() == ["x", "b"]
+    assert d.batch(4).repeat(2).get_dataset_size() == 4

@@ -15,7 +15,7 @@ NAMES = {   # module path -> names real MindSpore 2.10 has there (checked)
                   "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                   "uint64", "bool_", "float_", "half", "single", "double", "dtype_to_nptype", "pytype_to_dtype",
                   "dtype_to_pytype", "COMPATIBLE", "STRICT", "LAX", "GRAPH_MODE", "PYNATIVE_MODE",
-                  "save_checkpoint", "load_checkpoint", "load_param_into_net", "LossMonitor", "Callback",
+                  "save_checkpoint", "load_checkpoint", "load_param_into_net", "LossMonitor", "Callback", "run_check",
                   "__version__"],
     "mindspore.common": ["Tensor", "Parameter", "ParameterTuple", "dtype", "tensor", "parameter", "api",
                          "initializer", "mutable", "jit", "jit_class", "set_seed", "get_seed", "float32", "int32"],

@@ -225,3 +225,8 @@ def test_checkpoint_of_a_parameter_list(tmp_path):
     assert loaded["b"].dtype is ms.int32
     with pytest.raises(TypeError, match="save_obj"):
         ms.save_checkpoint(3, str(tmp_path / "x"))
+
+
+def test_run_check(capsys):
+    ms.run_check()
+    assert capsys.readouterr().out.splitlines()[-1].endswith("installed on platform [CPU] successfully!")

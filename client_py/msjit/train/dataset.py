@@ -3,8 +3,11 @@ eager datasets of rows (tuples of columns).
 
 ``NumpySlicesDataset(data)`` slices arrays along their first axis; ``GeneratorDataset(source)``
 takes a generator function, an iterable or a random-access object (``__getitem__`` and
-``__len__``). ``batch(n)`` stacks rows; iterators yield Tensors (numpy with ``output_numpy``).
-Shuffling (on by default, as in MindSpore, for sliceable sources) uses the ``set_seed`` seed.
+``__len__``). ``batch(n)`` stacks rows; ``map``, ``shuffle``, ``repeat``, ``take``, ``skip``,
+``project`` and ``rename`` derive datasets as MindSpore's do; iterators yield Tensors (numpy with
+``output_numpy``).
+Shuffling (on by default, as in MindSpore, for sliceable sources) draws a new order per pass from
+a generator seeded by ``set_seed`` when the dataset is made.
 """
 import numpy as np
 
@@ -27,6 +30,63 @@ class Dataset:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch: batch_size must be an int >= 1, got {batch_size!r}")
         return _Batched(self, batch_size, drop_remainder)
+
+    def map(self, operations, input_columns=None, output_columns=None, **unused):
+        """Apply ``operations`` (a callable or a list, chained) to ``input_columns`` of each row
+        (all columns when None); the results replace them (named ``output_columns``)."""
+        ops = operations if isinstance(operations, (list, tuple)) else [operations]
+        names = self.get_col_names()
+        inputs = [input_columns] if isinstance(input_columns, str) else list(input_columns or names)
+        outputs = [output_columns] if isinstance(output_columns, str) else list(output_columns or inputs)
+        where = [names.index(n) for n in inputs]
+
+        def rows():
+            for row in self._rows():
+                values = tuple(row[i] for i in where)
+                for op in ops:
+                    values = op(*values)
+                    values = values if isinstance(values, tuple) else (values,)
+                kept = [v for i, v in enumerate(row) if i not in where]
+                yield tuple(kept[:where[0]]) + tuple(np.asarray(v) for v in values) + tuple(kept[where[0]:])
+        kept_names = [n for n in names if n not in inputs]
+        return _Derived(rows, kept_names[:where[0]] + outputs + kept_names[where[0]:])
+
+    def shuffle(self, buffer_size):
+        """Rows in a random order (the whole dataset is one buffer; seeded by ``set_seed``)."""
+        if not isinstance(buffer_size, int) or buffer_size < 2:
+            raise ValueError(f"shuffle: buffer_size must be an int >= 2, got {buffer_size!r}")
+        rng = np.random.default_rng(get_seed())
+
+        def rows():
+            rows = list(self._rows())
+            return (rows[i] for i in rng.permutation(len(rows)))
+        return _Derived(rows, self.column_names)
+
+    def repeat(self, count=None):
+        """The rows ``count`` times (None or -1: forever)."""
+        def rows():
+            n = 0
+            while count in (None, -1) or n < count:
+                yield from self._rows()
+                n += 1
+        return _Derived(rows, self.column_names)
+
+    def take(self, count=-1):
+        return _Derived(lambda: (r for k, r in enumerate(self._rows()) if count == -1 or k < count),
+                        self.column_names)
+
+    def skip(self, count):
+        return _Derived(lambda: (r for k, r in enumerate(self._rows()) if k >= count), self.column_names)
+
+    def project(self, columns):
+        names = self.get_col_names()
+        where = [names.index(c) for c in columns]
+        return _Derived(lambda: (tuple(r[i] for i in where) for r in self._rows()), list(columns))
+
+    def rename(self, input_columns, output_columns):
+        mapping = dict(zip([input_columns] if isinstance(input_columns, str) else input_columns,
+                           [output_columns] if isinstance(output_columns, str) else output_columns))
+        return _Derived(self._rows, [mapping.get(n, n) for n in self.get_col_names()])
 
     def get_dataset_size(self):
         return sum(1 for _ in self._rows())
@@ -58,6 +118,14 @@ def _tensor(value):
     return Tensor(value) if isinstance(value, (np.ndarray, np.generic)) else value
 
 
+class _Derived(Dataset):
+    """A dataset whose rows come from ``rows()`` (map, shuffle, repeat, ...)."""
+
+    def __init__(self, rows, column_names):
+        super().__init__(column_names)
+        self._rows = rows
+
+
 class _Batched(Dataset):
     def __init__(self, source, size, drop_remainder):
         super().__init__(source.column_names)
@@ -74,10 +142,10 @@ class _Batched(Dataset):
             yield tuple(np.stack(col) for col in zip(*rows))
 
 
-def _order(n, shuffle):
-    if not shuffle:
-        return range(n)
-    return np.random.default_rng(get_seed()).permutation(n)
+def _order(n, rng):
+    """Row order of one pass: a new permutation per pass (from a generator seeded by
+    ``set_seed`` when the dataset was made), or in order when ``rng`` is None."""
+    return range(n) if rng is None else rng.permutation(n)
 
 
 def _as_row(item):
@@ -100,11 +168,11 @@ class NumpySlicesDataset(Dataset):
             raise ValueError(f"NumpySlicesDataset: columns of different lengths "
                              f"{[len(c) for c in self.columns]}")
         super().__init__(column_names)
-        self.shuffle = shuffle is not False
+        self._rng = None if shuffle is False else np.random.default_rng(get_seed())
         self.num_samples = num_samples
 
     def _rows(self):
-        order = _order(len(self.columns[0]), self.shuffle)
+        order = _order(len(self.columns[0]), self._rng)
         for k, i in enumerate(order):
             if self.num_samples is not None and k >= self.num_samples:
                 return
@@ -126,11 +194,11 @@ class GeneratorDataset(Dataset):
         if not (self.random_access or callable(source) or hasattr(source, "__iter__")):
             raise TypeError("GeneratorDataset: source must be a generator function, an iterable or an "
                             f"object with __getitem__ and __len__, got {type(source).__name__}")
-        self.shuffle = self.random_access and shuffle is not False
+        self._rng = np.random.default_rng(get_seed()) if self.random_access and shuffle is not False else None
 
     def _items(self):
         if self.random_access:
-            return (self.source[int(i)] for i in _order(len(self.source), self.shuffle))
+            return (self.source[int(i)] for i in _order(len(self.source), self._rng))
         return iter(self.source()) if callable(self.source) else iter(self.source)
 
     def _rows(self):
