@@ -325,4 +325,4 @@ TENSOR_METHODS = {n: globals()[n] for n in (
     "expand_dims", "tile", "swapaxes", "swapdims", "narrow", "unbind", "flip", "fliplr", "flipud", "roll",
     "movedim", "moveaxis", "tril", "triu", "gather_elements", "masked_fill", "scatter", "index_fill", "nonzero",
     "masked_select", "tensor_split", "hsplit", "vsplit", "dsplit", "rot90", "gather_nd", "diagflat", "argwhere",
-    "index_add", "select_scatter", "slice_scatter", "inplace_update")}
+    "select_scatter", "slice_scatter", "inplace_update")}

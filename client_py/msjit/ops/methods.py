@@ -259,11 +259,22 @@ class _Methods:
     def where(self, condition, y):
         return ops.where(condition, self, y)
 
-    def scatter_add(self, dim, index, src):
-        """Dim-wise: ``out[index[i][j]][j] += src[i][j]`` for dim 0 (and so on)."""
+    def scatter_add(self, *args, **kwargs):
+        """``scatter_add(dim, index, src)``: element-wise along ``dim``; ``scatter_add(indices,
+        updates)``: whole slices along axis 0 (ops.scatter_add)."""
+        if len(args) + len(kwargs) == 2:
+            return ops.scatter_add(self, *args, **kwargs)
         from .scatter_ops import _dim_scatter
-        return _dim_scatter("ScatterAdd", self, dim, index, src, add=True)
+        named = dict(zip(("dim", "index", "src"), args), **kwargs)
+        return _dim_scatter("ScatterAdd", self, named["dim"], named["index"], named["src"], add=True)
 
+    def index_add(self, *args, alpha=1, **kwargs):
+        """``index_add(dim, index, source, *, alpha=1)`` or ``index_add(indices, y, axis)``."""
+        if "dim" in kwargs or args and isinstance(args[0], (int, np.integer)):
+            named = dict(zip(("dim", "index", "source"), args), **kwargs)
+            source = named["source"] if alpha == 1 else ops.mul(named["source"], alpha)
+            return ops.index_add(self, named["index"], source, named["dim"])
+        return ops.index_add(self, *args, **kwargs)
     def fill(self, value):
         return ops.broadcast_to(ops.cast(value, self.dtype), self.shape) if isinstance(value, TensorMixin) \
             else ops.full_like(self, value)
