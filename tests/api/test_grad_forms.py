@@ -169,3 +169,17 @@ def test_weights_must_be_parameters_and_positions_in_range():
         ms.grad(f, 5)(Tensor(X), Tensor(Y))
     with pytest.raises(ValueError, match="cannot both be None"):
         ms.grad(f, None)
+
+
+def only_integer(x):
+    return ops.cast(x, ms.int32)
+
+
+@pytest.mark.parametrize("mode", RUNS)
+def test_only_integer_outputs_give_zero_gradients(mode):
+    """(MindSpore passes the ones sensitivity back through Cast and returns ones here; msjit
+    differentiates floating-point outputs only, see autodiff/outputs.py.)"""
+    same(run(mode, ms.grad(only_integer), Tensor(X)), np.zeros_like(X))
+    value, grad = run(mode, ms.value_and_grad(only_integer), Tensor(X))
+    np.testing.assert_array_equal(value.asnumpy(), X.astype(np.int32))
+    same(grad, np.zeros_like(X))

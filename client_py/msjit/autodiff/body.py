@@ -7,6 +7,8 @@ passed by the Grad node, so nesting (grad of grad, grad inside jit) needs nothin
 """
 import logging
 
+import numpy as np
+
 from ..capture.ast import interpret
 from ..capture.graph import Graph, GraphBuilder, flatten, unflatten
 from ..core import ShapedArray, Tracer
@@ -77,7 +79,11 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
     tree = flatten(result, leaves)
     diff, others = differentiated(leaves, has_aux, body.name)
     order = diff + others
-    outputs = [body.lift(leaves[i]) for i in order]
+    # The Grad node differentiates at least one output: with no floating-point output, a float32
+    # zero stands in (its gradients are zeros) and is dropped from the forward values.
+    stand_in = [] if diff else [body.lift(np.zeros((), np.float32))]
+    outputs = stand_in + [body.lift(leaves[i]) for i in order]
+    num_diff = len(diff) or 1
     updates = list(body._updates.values())
     outputs += [t for _, t in updates]
     sens_operands = []
@@ -86,14 +92,14 @@ def record_grad(outer, fn, args, kwargs, positions, weights, has_aux, sens):
         if len(sens) != len(diff) or any(s.aval != o.aval for s, o in zip(sens, outputs)):
             raise ValueError(f"grad: sens_param expects one sensitivity per output with its shape and dtype "
                              f"({[str(o.aval) for o in outputs[:len(diff)]]}), got {[str(s.aval) for s in sens]}")
-        sens_operands = sens
+        sens_operands = sens or [outer.lift(np.ones((), np.float32))]
 
     graph = Graph(body.name, tuple((n, a) for n, a, _ in body.inputs), tuple(body.nodes),
                   tuple((t.name, t.aval) for t in outputs))
     avals = [t.aval for t in outputs] + [body.inputs[w][1] for w in wrt]
-    attrs = {"body": graph, "wrt": tuple(wrt), "num_diff": len(diff), "sens_param": sens is not None}
+    attrs = {"body": graph, "wrt": tuple(wrt), "num_diff": num_diff, "sens_param": sens is not None}
     outs = outer.add_multi("Grad", body.operands + sens_operands, attrs, avals)
-    forward, grads = outs[:len(outputs)], outs[len(outputs):]
+    forward, grads = outs[len(stand_in):len(outputs)], outs[len(outputs):]
     for (p, _), t in zip(updates, forward[len(order):]):
         outer.assign(p, t)
     values = dict(zip(order, forward))
