@@ -276,3 +276,71 @@ def test_user_defined_optimizer(how):
         ms.set_context(mode=ms.PYNATIVE_MODE)
     stats = update.stats if how == "jit" else opt._graph[1].stats if how == "graph_mode" else None
     assert stats is None or (stats.compiles, stats.fallbacks) == (1, 0)
+
+
+# ---- dynamic learning rates -----------------------------------------------------------------
+LR_LISTS = [   # (list, per-step reference with e = step // step_per_epoch (2 here))
+    (lambda: nn.exponential_decay_lr(0.1, 0.9, 10, 2, 3), lambda e: 0.1 * 0.9 ** (e / 3)),
+    (lambda: nn.exponential_decay_lr(0.1, 0.9, 10, 2, 3, True), lambda e: 0.1 * 0.9 ** (e // 3)),
+    (lambda: nn.natural_exp_decay_lr(0.1, 0.5, 10, 2, 3), lambda e: 0.1 * np.exp(-0.5 * e)),
+    (lambda: nn.natural_exp_decay_lr(0.1, 0.5, 10, 2, 3, True), lambda e: 0.1 * np.exp(-0.5 * (e // 3 * 3))),
+    (lambda: nn.inverse_decay_lr(0.1, 0.5, 10, 2, 3), lambda e: 0.1 / (1 + 0.5 * e / 3)),
+    (lambda: nn.cosine_decay_lr(0.01, 0.1, 10, 2, 3), lambda e: 0.01 + 0.045 * (1 + np.cos(np.pi * min(e, 3) / 3))),
+    (lambda: nn.polynomial_decay_lr(0.1, 0.01, 10, 2, 3, 2.0), lambda e: 0.09 * (1 - min(e, 3) / 3) ** 2 + 0.01),
+    (lambda: nn.polynomial_decay_lr(0.1, 0.01, 10, 2, 2, 2.0, True),
+     lambda e: 0.09 * (1 - e / (2 * max(np.ceil(e / 2), 1))) ** 2 + 0.01),
+    (lambda: nn.warmup_lr(0.1, 10, 2, 3), lambda e: 0.1 * min(e, 3) / 3),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LR_LISTS)))
+def test_dynamic_lr_lists(i):
+    make, ref = LR_LISTS[i]
+    np.testing.assert_allclose(make(), [ref(step // 2) for step in range(10)], rtol=1e-12)
+
+
+def test_piecewise_constant_lr_and_errors():
+    assert nn.piecewise_constant_lr([2, 5], [0.1, 0.05]) == [0.1, 0.1, 0.05, 0.05, 0.05]
+    with pytest.raises(ValueError):
+        nn.piecewise_constant_lr([2, 5], [0.1])
+    with pytest.raises(ValueError):
+        nn.cosine_decay_lr(0.2, 0.1, 10, 2, 3)
+    with pytest.raises(TypeError):
+        nn.warmup_lr(1, 10, 2, 3)
+
+
+SCHEDULES = [   # (schedule, reference of the float step)
+    (lambda: nn.ExponentialDecayLR(0.1, 0.9, 4), lambda t: 0.1 * 0.9 ** (t / 4)),
+    (lambda: nn.ExponentialDecayLR(0.1, 0.9, 4, True), lambda t: 0.1 * 0.9 ** (t // 4)),
+    (lambda: nn.NaturalExpDecayLR(0.1, 0.2, 4, True), lambda t: 0.1 * np.exp(-0.2 * (t // 4 * 4))),
+    (lambda: nn.InverseDecayLR(0.1, 0.5, 4), lambda t: 0.1 / (1 + 0.5 * t / 4)),
+    (lambda: nn.CosineDecayLR(0.01, 0.1, 5), lambda t: 0.01 + 0.045 * (1 + np.cos(np.pi * min(t, 5) / 5))),
+    (lambda: nn.PolynomialDecayLR(0.1, 0.01, 5, 0.5), lambda t: 0.09 * (1 - min(t, 5) / 5) ** 0.5 + 0.01),
+    (lambda: nn.PolynomialDecayLR(0.1, 0.01, 5, 0.5, True),
+     lambda t: 0.09 * (1 - t / (5 * max(np.ceil(t / 5), 1))) ** 0.5 + 0.01),
+    (lambda: nn.WarmUpLR(0.1, 5), lambda t: 0.1 * min(t, 5) / 5),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SCHEDULES)))
+def test_learning_rate_schedule(i):
+    make, ref = SCHEDULES[i]
+    schedule = make()
+    for step in (0, 3, 7, 12):
+        got = schedule(Tensor(np.array([step], np.int32))).asnumpy()
+        np.testing.assert_allclose(got, [ref(step)], rtol=1e-6)
+
+
+def test_optimizer_with_schedule_inside_jit():
+    values, grads = problem(8)
+    params, opt = make(nn.SGD, {"learning_rate": nn.WarmUpLR(0.3, 2)}, values)
+    assert opt.dynamic_lr and isinstance(opt.learning_rate, nn.LearningRateSchedule)
+    history = reference(sgd_ref, {}, values, grads, [[0.0, 0.15, 0.3]] * 2, [0.0, 0.0])
+
+    @ms.jit
+    def update(g_w, g_gamma):
+        return opt((g_w, g_gamma))
+    for step, gs in enumerate(grads):
+        update(*(Tensor(g) for g in gs))
+        check(history[step], params, f"schedule step {step}")
+    assert (update.stats.compiles, update.stats.fallbacks) == (1, 0)

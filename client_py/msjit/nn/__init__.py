@@ -1,7 +1,9 @@
 """``msjit.nn`` (``mindspore.nn``): Cells, layers, losses, optimizers and training wrappers."""
 from ..parameter import Parameter
-from . import activation, loss, optim
+from . import activation, dynamic_lr, learning_rate_schedule, loss, optim
 from .activation import *  # noqa: F401,F403
+from .dynamic_lr import *  # noqa: F401,F403
+from .learning_rate_schedule import *  # noqa: F401,F403
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
 from .conv import Conv1d, Conv2d, Conv2dTranspose
@@ -16,4 +18,5 @@ __all__ = (["Cell", "CellList", "CellDict", "SequentialCell", "Parameter", "Conv
             "BatchNorm2d", "LayerNorm", "GroupNorm", "Dense", "Dropout", "Embedding", "Flatten", "Identity", "Pad",
             "MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool1d",
             "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad", "WithEvalCell"]
-           + activation.__all__ + loss.__all__ + optim.__all__)
+           + activation.__all__ + dynamic_lr.__all__ + learning_rate_schedule.__all__ + loss.__all__
+           + optim.__all__)

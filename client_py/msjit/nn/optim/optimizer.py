@@ -7,7 +7,8 @@ after each run, so the whole training step is one graph.
 
 Learning rates live in Parameters ("learning_rate"), read by reference: changing one with
 ``set_data`` needs no recompilation. A 1-D learning rate (Tensor or list) is dynamic: step
-``global_step`` reads entry ``min(global_step, len - 1)``.
+``global_step`` reads entry ``min(global_step, len - 1)``; a LearningRateSchedule Cell computes
+it from ``global_step``.
 """
 import numpy as np
 
@@ -15,6 +16,7 @@ from ... import ops
 from ...parameter import Parameter
 from ...tensor import Tensor
 from ..cell import Cell, _epoch, library_method
+from ..learning_rate_schedule import LearningRateSchedule
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization", "order_params")
 
@@ -68,7 +70,7 @@ class Optimizer(Cell):
             self.weight_decay = default_wd
             lrs = None
         if self.is_group_lr:
-            self.learning_rate = _parameter_tuple(lrs)
+            self.learning_rate = tuple(lrs) if self.dynamic_lr else _parameter_tuple(lrs)
             self._lr_of = lrs
         else:
             self.learning_rate = self._build_lr(learning_rate, "learning_rate")
@@ -87,7 +89,11 @@ class Optimizer(Cell):
         return float(weight_decay)
 
     def _build_lr(self, learning_rate, name):
-        """The learning rate as a float32 Parameter: 0-d (fixed) or 1-D (dynamic, per step)."""
+        """The learning rate as a float32 Parameter: 0-d (fixed) or 1-D (dynamic, per step); or a
+        LearningRateSchedule Cell (dynamic)."""
+        if isinstance(learning_rate, LearningRateSchedule):
+            self.dynamic_lr = True
+            return learning_rate
         if isinstance(learning_rate, bool):
             raise TypeError(f"For '{type(self).__name__}', learning_rate must be a float, Tensor or list")
         if isinstance(learning_rate, (int, float)):
@@ -135,6 +141,8 @@ class Optimizer(Cell):
 
     # -- pieces of a step -----------------------------------------------------------------
     def _lr_value(self, lr):
+        if isinstance(lr, LearningRateSchedule):
+            return ops.reshape(lr(self.global_step), ())
         if lr.ndim == 0:
             return lr
         index = ops.minimum(self.global_step, lr.shape[0] - 1)
