@@ -221,6 +221,8 @@ def scatter_flat(x, pos, value, add=False):
     pos = reshape(pos, (k,)) if type(pos) is Tracer else pos.reshape(k)
     if type(pos) is Tracer:
         new = _one_hot_scatter(flat, pos, v, add)
+    elif not add and k == n and (pos == np.arange(n)).all():   # every entry, in order: just the value
+        new = v if is_tensor(v) else Tensor._wrap(v.copy())
     elif add and len(np.unique(pos)) < k:
         hot = pos[:, None] == np.arange(n)[None, :]
         new = bind(P.Add, flat, _sum_rows(hot, v, x.dtype))
@@ -274,6 +276,8 @@ def setitem(x, index, value):
     """
     if type(x) is Tracer:
         new = updated(x, index, value)
+        if type(new) is not Tracer:   # the whole tensor replaced by a constant
+            new = (current_builder() or x.builder).lift(new)
         x.builder, x.name, x.aval = new.builder, new.name, new.aval
     elif type(value) is Tracer or current_builder() is not None and (
             isinstance(x, Parameter) or _holds_tracer(index)):
