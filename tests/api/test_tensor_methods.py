@@ -361,3 +361,18 @@ def test_value_methods_refused_under_capture(fn, mode):
 def test_errors(call, error):
     with pytest.raises(error):
         call(Tensor(np.zeros((2, 3), np.float32)))
+
+
+def test_augmented_assignment_rebinds():
+    """``x += y`` is ``x = x + y`` (no __iadd__), for Tensors and Parameters, as in MindSpore."""
+    t = Tensor(np.zeros(2, np.float32))
+    alias = t
+    t += 1
+    assert alias is not t
+    np.testing.assert_array_equal(alias.asnumpy(), [0, 0])
+    np.testing.assert_array_equal(t.asnumpy(), [1, 1])
+    p = ms.Parameter(Tensor(np.zeros(2, np.float32)), "p")
+    q = p
+    p *= 3
+    assert q is not p and not isinstance(p, ms.Parameter)
+    np.testing.assert_array_equal(q.asnumpy(), [0, 0])
