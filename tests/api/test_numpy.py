@@ -192,3 +192,77 @@ def test_errors():
         mnp.split(x, 2)
     with pytest.raises(ValueError, match="where"):
         mnp.where(x > 0)
+
+
+# ---- the rest of mindspore.numpy (extra_ops.py) ------------------------------------------------------
+
+def _nan_sprinkled(rng, shp):
+    x = array(rng, shp)
+    x[rng.random(shp) < 0.25] = np.nan
+    x.flat[0] = 1.0
+    return x
+
+
+def _two(fn):
+    """A named function of two tensors (mnp functions that take a tuple or a list of arrays)."""
+    def pair(a, b):
+        return fn((a, b))
+    return pair
+
+
+# name: (function, argument makers given (rng, shape) of a random 2-D shape, numpy reference, differentiable)
+EXTRA = {
+    "append": (mnp.append, [_f(), _f()], np.append, True),
+    "atleast_3d": (mnp.atleast_3d, [_f(ndim=1)], np.atleast_3d, True),
+    "column_stack": (_two(mnp.column_stack), [_f(ndim=1), _f(ndim=1)], lambda a, b: np.column_stack((a, b)), True),
+    "dstack": (_two(mnp.dstack), [_f(), _f()], lambda a, b: np.dstack((a, b)), True),
+    "rollaxis": (mnp.rollaxis, [_f(), 1], np.rollaxis, True),
+    "rot90": (mnp.rot90, [_f()], np.rot90, True),
+    "take": (mnp.take, [_f(), np.array([0, 1, 0])], np.take, True),
+    "cbrt": (mnp.cbrt, [_f(0.5, 3)], np.cbrt, True),
+    "copysign": (mnp.copysign, [_f(), _f()], np.copysign, True),
+    "logaddexp2": (mnp.logaddexp2, [_f(), _f()], np.logaddexp2, True),
+    "signbit": (mnp.signbit, [_f()], np.signbit, False),
+    "kron": (mnp.kron, [_f(), _f()], np.kron, True),
+    "norm": (mnp.norm, [_f()], lambda a: np.asarray(np.linalg.norm(a), a.dtype), True),
+    "cov": (mnp.cov, [_f()], lambda a: np.cov(a).astype(a.dtype), True),
+    "diff": (mnp.diff, [_f()], np.diff, True),
+    "trapz": (mnp.trapz, [_f()], np.trapz, True),
+    "nansum": (mnp.nansum, [_nan_sprinkled], np.nansum, False),
+    "nanmean": (mnp.nanmean, [_nan_sprinkled], np.nanmean, False),
+    "nanmax": (mnp.nanmax, [_nan_sprinkled], np.nanmax, False),
+    "nanmin": (mnp.nanmin, [_nan_sprinkled], np.nanmin, False),
+    "nanvar": (mnp.nanvar, [_nan_sprinkled], np.nanvar, False),
+    "nanstd": (mnp.nanstd, [_nan_sprinkled], np.nanstd, False),
+    "nancumsum": (mnp.nancumsum, [_nan_sprinkled], np.nancumsum, False),
+    "matrix_power": (mnp.matrix_power, [lambda rng, s: array(rng, (s[0], s[0]), low=-1, high=1), 3],
+                     np.linalg.matrix_power, True),
+    "multi_dot": (lambda *xs: mnp.multi_dot(xs), [_f(), lambda rng, s: array(rng, s[::-1]), _f()],
+                  lambda *xs: np.linalg.multi_dot(xs), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA))
+def test_extra(name):
+    fn, makers, ref, grad = EXTRA[name]
+    rng = _rng(name)
+    shp = shape(rng, 2, low=2)
+    args = [m(rng, shp) if callable(m) else m for m in makers]
+    modes = ("trace",) if name == "multi_dot" else ("ast", "bytecode", "trace")   # a lambda: trace only
+    check_api(fn, args, ref, grad=grad, modes=modes, rtol=1e-4)
+
+
+def test_extra_eager():
+    """Python-bool and creation functions (no graph: their results are Python values or constants)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = ms.Tensor(x)
+    assert mnp.array_equal(t, t) is True and mnp.array_equal(t, t + 1) is False
+    assert mnp.array_equiv(t, ms.Tensor(x[:1])) is False and mnp.array_equiv(t[:1], ms.Tensor(x[:1]))
+    for got, want in ((mnp.logspace(0, 2, 3), np.logspace(0, 2, 3)), (mnp.geomspace(1, 8, 4), np.geomspace(1, 8, 4)),
+                      (mnp.tri(3, 4, 1), np.tri(3, 4, 1))):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    assert mnp.randint(0, 5, (4,)).dtype is mnp.int32 and mnp.rand(2, 3).shape == (2, 3)
+    assert mnp.promote_types(mnp.int32, mnp.float32) is mnp.float32
+    q, r = mnp.divmod(t, 4.0)
+    np.testing.assert_allclose(q.asnumpy(), x // 4), np.testing.assert_allclose(r.asnumpy(), x % 4)
+    np.testing.assert_allclose(mnp.matrix_power(ms.Tensor(x[:, :2]), 0).asnumpy(), np.eye(2))

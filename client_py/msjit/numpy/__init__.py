@@ -7,9 +7,10 @@ Tensors (constants under capture) with MindSpore's numpy defaults (int32 for Pyt
 import math as _math
 
 from ..dtype import bool_, float16, float32, float64, int32, int64
-from . import array_creations, array_ops, logic_ops, math_ops
+from . import array_creations, array_ops, extra_ops, logic_ops, math_ops
 from .array_creations import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
+from .extra_ops import *  # noqa: F401,F403
 from .logic_ops import *  # noqa: F401,F403
 from .math_ops import *  # noqa: F401,F403
 
@@ -22,7 +23,7 @@ NINF = -_math.inf
 nan = _math.nan
 newaxis = None
 
-__all__ = (array_creations.__all__ + array_ops.__all__ + logic_ops.__all__ + math_ops.__all__
+__all__ = (array_creations.__all__ + array_ops.__all__ + logic_ops.__all__ + math_ops.__all__ + extra_ops.__all__
            + ["bool_", "float16", "float32", "float64", "int32", "int64", "float_", "int_", "pi", "e", "inf",
               "PINF", "NINF", "nan", "newaxis"])
 
