@@ -86,6 +86,10 @@ def softmax_ce_ref(x, y, sparse=False, reduction="none"):
     return reduce(-(log_softmax(x, -1) * y).sum(-1), reduction)
 
 
+def cosine(a, b):
+    return (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
 def _indices(rng, shape, c, ignore=None):
     t = rng.integers(0, c, shape).astype(np.int32)
     if ignore is not None:
@@ -139,6 +143,17 @@ LOSSES = {
     "softmax_cross_entropy_with_logits": (
         ops.softmax_cross_entropy_with_logits, None, lambda r: (array(r, (4, 5)), _probs(r, (4, 5))),
         softmax_ce_ref, {}),
+    "margin_ranking_loss": (
+        ops.margin_ranking_loss, None,
+        lambda r: (array(r, (6,)), array(r, (6,)), np.where(r.random(6) < 0.5, -1.0, 1.0).astype(np.float32)),
+        lambda a, b, t, margin=0.0, reduction="mean": reduce(np.maximum(0, -t * (a - b) + margin), reduction),
+        {"margin": 0.3}),
+    "cosine_embedding_loss": (
+        ops.cosine_embedding_loss, None,
+        lambda r: (array(r, (5, 3)), array(r, (5, 3)), np.where(r.random(5) < 0.5, -1, 1).astype(np.int32)),
+        lambda a, b, t, margin=0.0, reduction="mean": reduce(np.where(
+            t == 1, 1 - cosine(a, b), np.maximum(0, cosine(a, b) - margin)), reduction),
+        {"margin": 0.1}),
     "softmax_cross_entropy_with_logits_sparse": (
         ops.softmax_cross_entropy_with_logits, None, lambda r: (array(r, (4, 5)), _indices(r, 4, 5)),
         softmax_ce_ref, {"sparse": True}),
@@ -205,6 +220,20 @@ def test_softmax_cross_entropy_cell_and_loss_base():
         y = array(rng, (4, 3))
         check_api(Scaled(reduction), [x, y], lambda a, b, r=reduction: reduce(2 * np.abs(a - b), r).astype(np.float32),
                   modes=("ast",))
+
+
+def test_more_loss_cells():
+    rng = _seed("more cells")
+    a, b = array(rng, (4, 3)), array(rng, (4, 3))
+    t = np.array([1, -1, 1, -1], np.int32)
+    check_api(nn.MAELoss(), [a, b], as_input(lambda x, y: np.abs(x - y).mean()), modes=("ast",), grad=True)
+    check_api(nn.RMSELoss(), [a, b], as_input(lambda x, y: np.sqrt(((x - y) ** 2).mean())), modes=("ast",),
+              grad=True)
+    check_api(nn.MarginRankingLoss(0.2, "sum"), [a[:, 0], b[:, 0], t.astype(np.float32)],
+              as_input(lambda x, y, s: np.maximum(0, -s * (x - y) + 0.2).sum()), modes=("ast",))
+    check_api(nn.CosineEmbeddingLoss(0.1, "none"), [a, b, t],
+              as_input(lambda x, y, s: np.where(s == 1, 1 - cosine(x, y), np.maximum(0, cosine(x, y) - 0.1))),
+              modes=("ast",))
 
 
 def test_loss_errors():

@@ -44,6 +44,12 @@ ACTIVATIONS = {
     "logsigmoid": (lambda x: -np.log1p(np.exp(-x)), {}, (-4, 4)),
     "hardtanh": (lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
                  {"min_val": -0.5, "max_val": 1.5}, (-3, 3)),
+    "softmin": (lambda x, axis=-1: np.exp(-x) / np.exp(-x).sum(axis, keepdims=True), {"axis": 0}, (-3, 3)),
+    "softshrink": (lambda x, lambd=0.5: np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)),
+                   {"lambd": 0.7}, (-3, 3)),
+    "hardshrink": (lambda x, lambd=0.5: np.where(np.abs(x) > lambd, x, 0), {}, (-3, 3)),
+    "tanhshrink": (lambda x: x - np.tanh(x), {}, (-3, 3)),
+    "threshold": (lambda x, thr, value: np.where(x > thr, x, value), {"thr": 0.3, "value": -2.0}, (-3, 3)),
 }
 
 
@@ -132,6 +138,8 @@ def _nchw(rng, ndim=4, c=None):
 def _cases():
     """name -> (fn, args from rng, numpy reference, kwargs, grad)."""
     return {
+        "glu": (ops.glu, lambda r: (array(r, (3, 4, 2)),),
+                lambda x, axis=-1: x[:, :2] / (1 + np.exp(-x[:, 2:])), {"axis": 1}, True),
         "prelu": (ops.prelu, lambda r: (array(r, (2, 3, 4)), array(r, (3,), low=0.1, high=0.5)), prelu_ref, {}, True),
         "prelu_scalar_weight": (ops.prelu, lambda r: (array(r, shape(r, 2)), array(r, (1,), low=0.1, high=0.5)),
                                 prelu_ref, {}, True),

@@ -51,6 +51,12 @@ ACTIVATION_CELLS = {
     "Softsign": ({}, lambda x: x / (1 + np.abs(x))),
     "LogSigmoid": ({}, lambda x: -np.log1p(np.exp(-x))),
     "Hardtanh": ({"min_val": -0.5, "max_val": 0.7}, lambda x: np.clip(x, -0.5, 0.7)),
+    "Softmin": ({}, lambda x: np.exp(-x) / np.exp(-x).sum(-1, keepdims=True)),
+    "SoftShrink": ({"lambd": 0.3}, lambda x: np.where(x > 0.3, x - 0.3, np.where(x < -0.3, x + 0.3, 0))),
+    "HShrink": ({}, lambda x: np.where(np.abs(x) > 0.5, x, 0)),
+    "Tanhshrink": ({}, lambda x: x - np.tanh(x)),
+    "Threshold": ({"threshold": 0.2, "value": 5.0}, lambda x: np.where(x > 0.2, x, 5.0)),
+    "GLU": ({"axis": 0}, lambda x: x[:len(x) // 2] / (1 + np.exp(-x[len(x) // 2:]))),
 }
 
 
@@ -58,7 +64,7 @@ ACTIVATION_CELLS = {
 def test_activation_cell(name):
     kwargs, ref = ACTIVATION_CELLS[name]
     rng = _seed(name)
-    x = array(rng, shape(rng), low=-4, high=4)
+    x = array(rng, (4,) + shape(rng, 2) if name == "GLU" else shape(rng), low=-4, high=4)
     check_api(getattr(nn, name)(**kwargs), [x], as_input(ref), grad=True, rtol=1e-4, atol=1e-5)
 
 

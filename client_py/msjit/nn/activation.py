@@ -47,6 +47,14 @@ _TABLE = [   # (class name, get_activation name, function, doc, defaults)
     ("Softsign", "softsign", ops.softsign, "``x / (1 + |x|)``.", {}),
     ("LogSigmoid", "logsigmoid", ops.logsigmoid, "``log(sigmoid(x))``.", {}),
     ("Hardtanh", "hardtanh", ops.hardtanh, "``clip(x, min_val, max_val)``.", {"min_val": -1.0, "max_val": 1.0}),
+    ("Softmin", "softmin", ops.softmin, "Softmin over ``axis``.", {"axis": -1}),
+    ("SoftShrink", "softshrink", ops.softshrink, "``x -/+ lambd`` outside ``[-lambd, lambd]``, else 0.",
+     {"lambd": 0.5}),
+    ("HShrink", "hshrink", ops.hardshrink, "``x`` outside ``[-lambd, lambd]``, else 0.", {"lambd": 0.5}),
+    ("Tanhshrink", "tanhshrink", ops.tanhshrink, "``x - tanh(x)``.", {}),
+    ("Threshold", "threshold", ops.threshold, "``x`` above ``threshold``, else ``value``.",
+     {"threshold": None, "value": None}),
+    ("GLU", "glu", ops.glu, "``a * sigmoid(b)`` of the halves along ``axis``.", {"axis": -1}),
 ]
 
 _ACTIVATIONS = {}

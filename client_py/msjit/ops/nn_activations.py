@@ -3,12 +3,13 @@
 Piecewise activations are ``where``/``maximum``/``minimum`` over the input; the smooth ones use
 the overflow-safe form (softplus as ``max(x, 0) + log(1 + exp(-|x|))``).
 """
-from .functional import (abs, add, div, exp, greater, log, maximum, minimum, mul, neg, relu, reshape, sub,
-                         tanh, where)
+from .functional import (abs, add, div, exp, greater, less, log, maximum, minimum, mul, neg, relu, reshape,
+                         sigmoid, sub, tanh, where)
 from .operands import floating_operand, operand
 
 __all__ = ["relu6", "leaky_relu", "elu", "celu", "selu", "softplus", "hardswish", "hardsigmoid", "mish",
-           "prelu", "softsign", "logsigmoid", "hardtanh"]
+           "prelu", "softsign", "logsigmoid", "hardtanh", "softmin", "softshrink", "hardshrink", "tanhshrink",
+           "threshold", "glu"]
 
 _SELU_ALPHA = 1.6732632423543772
 _SELU_SCALE = 1.0507009873554805
@@ -113,3 +114,43 @@ def prelu(input, weight):
         w = reshape(w, (1, -1) + (1,) * (x.ndim - 2))
     return where(greater(x, 0), x, mul(x, w))
 
+
+
+def softmin(x, axis=-1, *, dtype=None):
+    """``softmax(-x)`` over ``axis``."""
+    from .nn_ops import softmax
+    return softmax(neg(floating_operand("Softmin", x)), axis, dtype=dtype)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    x = floating_operand("SoftShrink", input)
+    return where(greater(x, lambd), sub(x, lambd), where(less(x, -lambd), add(x, lambd), 0.0))
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, 0 elsewhere."""
+    x = floating_operand("HShrink", input)
+    return where(greater(abs(x), lambd), x, 0.0)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    x = floating_operand("Tanhshrink", input)
+    return sub(x, tanh(x))
+
+
+def threshold(input, thr, value):
+    """``x`` where ``x > thr``, ``value`` elsewhere."""
+    x = operand("Threshold", input)
+    return where(greater(x, thr), x, value)
+
+
+def glu(x, axis=-1):
+    """``a * sigmoid(b)`` with ``a``, ``b`` the two halves of ``x`` along ``axis``."""
+    from .array_ops import split
+    x = floating_operand("GLU", x)
+    if x.shape[axis] % 2:
+        raise ValueError(f"GLU: axis {axis} of the input of shape {x.shape} must have an even size")
+    a, b = split(x, x.shape[axis] // 2, axis)
+    return mul(a, sigmoid(b))

@@ -15,7 +15,7 @@ from .array_ops import expand_dims
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "softmax_cross_entropy_with_logits"]
+           "softmax_cross_entropy_with_logits", "margin_ranking_loss", "cosine_embedding_loss"]
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -197,3 +197,23 @@ def softmax_cross_entropy_with_logits(logits, labels, sparse=False, reduction="n
                                                                   x.dtype)
     return reduce_loss(neg(sum(mul(logp, y), -1)), reduction)
 
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``, reduced."""
+    check_reduction("margin_ranking_loss", reduction)
+    x1, x2 = floating_operand("MarginRankingLoss", input1), floating_operand("MarginRankingLoss", input2)
+    d = mul(sub(x1, x2), cast(operand("MarginRankingLoss", target), x1.dtype))
+    return reduce_loss(maximum(add(neg(d), margin), 0.0), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """Per row (cosine along axis 1): ``1 - cos`` where ``target`` is 1, ``max(0, cos - margin)``
+    where it is -1; reduced."""
+    from .nn_ops import cosine_similarity
+    check_reduction("cosine_embedding_loss", reduction)
+    if not -1.0 <= margin <= 1.0:
+        raise ValueError(f"For cosine_embedding_loss, margin must be in [-1, 1], got {margin}")
+    cos = cosine_similarity(input1, input2, 1, 1e-8)
+    positive = equal(operand("CosineEmbeddingLoss", target), 1)
+    return reduce_loss(where(positive, sub(1.0, cos), maximum(sub(cos, margin), 0.0)), reduction)

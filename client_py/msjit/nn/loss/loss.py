@@ -72,4 +72,45 @@ for _name, _fn, _options in _TABLE:
     globals()[_name] = _loss_cell(_name, _fn, f"Cell form of ``ops.{_fn.__name__}``.", _options,
                                   REDUCTIONS + (("batchmean",) if _name == "KLDivLoss" else ()))
 
-__all__ = ["LossBase"] + [n for n, *_ in _TABLE]
+
+
+class MAELoss(LossBase):
+    """``MAELoss(reduction="mean")``: ``|logits - label|``, reduced."""
+
+    def construct(self, logits, label):
+        return ops.l1_loss(logits, label, self.reduction)
+
+
+class RMSELoss(LossBase):
+    """``RMSELoss()``: ``sqrt(mean((logits - label) ** 2))``."""
+
+    def __init__(self):
+        super().__init__()
+
+    def construct(self, logits, label):
+        return ops.sqrt(ops.mse_loss(logits, label))
+
+
+class MarginRankingLoss(LossBase):
+    """``MarginRankingLoss(margin=0.0, reduction="mean")``: ``ops.margin_ranking_loss``."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = float(margin)
+
+    def construct(self, input1, input2, target):
+        return ops.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class CosineEmbeddingLoss(LossBase):
+    """``CosineEmbeddingLoss(margin=0.0, reduction="mean")``: ``ops.cosine_embedding_loss``."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = float(margin)
+
+    def construct(self, logits_x1, logits_x2, labels):
+        return ops.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
+
+
+__all__ = ["LossBase", "MAELoss", "RMSELoss", "MarginRankingLoss", "CosineEmbeddingLoss"] + [n for n, *_ in _TABLE]
