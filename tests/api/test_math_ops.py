@@ -27,6 +27,7 @@ UNARY = {
     "frac": (lambda x: x - np.trunc(x), (-3, 3), True),
     "sign": (np.sign, (-3, 3), False),
     "reciprocal": (np.reciprocal, (0.3, 3), True),
+    "inv": (np.reciprocal, (0.3, 3), True),
     "log1p": (np.log1p, (-0.9, 3), True),
     "expm1": (np.expm1, (-3, 3), True),
     "log2": (np.log2, (0.1, 4), True),
@@ -396,6 +397,14 @@ def test_matrix_vector_products():
     x, y = _mats(rng, (b, n, k), (b, m, k))
     check_api(ops.cdist, [x, y], lambda p, q: np.linalg.norm(p[..., :, None, :] - q[..., None, :, :], axis=-1),
               grad=True)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_matrix_power(n):
+    rng = _seed(f"power{n}")
+    m = int(rng.integers(1, 4))
+    x = array(rng, (2, m, m), low=-1, high=1)
+    check_api(ops.matrix_power, [x], lambda a, n: np.linalg.matrix_power(a, n), kwargs={"n": n}, grad=n > 0)
 
 
 def test_trace_cross():

@@ -290,6 +290,24 @@ def _methods():
     def logsumexp_axis(x):
         return x.logsumexp(axis=1, keepdims=True)
 
+    def aminmax(x):
+        return x.aminmax(axis=1, keepdims=True)
+
+    def argmax_with_value(x):
+        return x.argmax_with_value()
+
+    def argmin_with_value(x):
+        return x.argmin_with_value(1, True)
+
+    def msort(x):
+        return x.msort()
+
+    def ptp(x):
+        return x.ptp(1)
+
+    def cov(x):
+        return x.cov(correction=0)
+
     refs = {
         "max_all": lambda v: np.max(v), "max_axis": lambda v: np.max(v, 1, keepdims=True),
         "max_dim": lambda v: (np.max(v, 1), np.argmax(v, 1)),
@@ -307,6 +325,11 @@ def _methods():
         "argmax_axis": lambda v: np.argmax(v, 0, keepdims=True),
         "median_dim": lambda v: (_lower_median(v, 0), np.argsort(v, 0, kind="stable")[(v.shape[0] - 1) // 2]),
         "logsumexp_axis": lambda v: np.log(np.sum(np.exp(v.astype(np.float64)), 1, keepdims=True)).astype(v.dtype),
+        "aminmax": lambda v: (np.min(v, 1, keepdims=True), np.max(v, 1, keepdims=True)),
+        "argmax_with_value": lambda v: (np.max(v, 0), np.argmax(v, 0)),
+        "argmin_with_value": lambda v: (np.min(v, 1, keepdims=True), np.argmin(v, 1, keepdims=True)),
+        "msort": lambda v: np.sort(v, 0), "ptp": lambda v: np.ptp(v, 1),
+        "cov": lambda v: np.cov(v, ddof=0).astype(v.dtype),
     }
     return {name: (fn, refs[name]) for name, fn in locals().items() if name in refs}
 

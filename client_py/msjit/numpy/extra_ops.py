@@ -141,23 +141,7 @@ def multi_dot(arrays):
     return out
 
 
-def matrix_power(a, n):
-    """``a`` multiplied by itself ``n`` >= 0 times (by squaring)."""
-    t = _t("MatrixPower", a)
-    if n < 0:
-        raise ValueError("matrix_power: negative powers (matrix inverse) are not supported")
-    result, base = None, t
-    while True:
-        if n & 1:
-            result = base if result is None else ops.matmul(result, base)
-        n >>= 1
-        if not n:
-            break
-        base = ops.matmul(base, base)
-    if result is None:
-        eye = np.broadcast_to(np.eye(t.shape[-1], dtype=t.dtype.np), t.shape)
-        return asarray(np.array(eye))
-    return result
+matrix_power = ops.matrix_power
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002

@@ -22,7 +22,7 @@ from . import functional as F
 from . import prims as P
 from .operands import binary_operands, floating_operand, operand
 
-__all__ = ["floor_divide", "floor_div", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign",
+__all__ = ["inv", "floor_divide", "floor_div", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign",
            "reciprocal", "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "tan", "asin", "arcsin",
            "acos", "arccos", "atan", "arctan", "atan2", "arctan2", "asinh", "arcsinh", "acosh", "arccosh",
            "atanh", "arctanh", "erfc", "divide", "true_divide", "subtract", "multiply", "hypot", "xlogy",
@@ -216,6 +216,9 @@ def reciprocal(input):
     return _div(_c(1, x), x)
 
 
+inv = reciprocal
+
+
 # ---- exponentials and logarithms --------------------------------------------------------------------
 
 def _nonzero(cond_zero, x):
@@ -372,7 +375,7 @@ def logaddexp(input, other):
 
 # Tensor methods that are these functions with the tensor first.
 TENSOR_METHODS = {n: globals()[n] for n in (
-    "floor_divide", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "log1p",
+    "inv", "floor_divide", "remainder", "fmod", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "log1p",
     "expm1", "log2", "log10", "sinh", "cosh", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan",
     "atan2", "arctan2", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "erfc", "div", "divide",
     "true_divide", "subtract", "multiply", "hypot", "xlogy", "logaddexp", "negative", "positive",

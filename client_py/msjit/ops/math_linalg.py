@@ -13,7 +13,7 @@ from . import prims as P
 from .operands import binary_operands, normalize_axes, operand
 
 __all__ = ["mm", "mv", "dot", "outer", "ger", "inner", "addmm", "addmv", "addr", "addbmm", "baddbmm", "tensor_dot",
-           "tensordot", "batch_dot", "einsum", "trace", "cross", "vecdot", "kron", "dist", "cdist"]
+           "tensordot", "batch_dot", "einsum", "trace", "cross", "vecdot", "kron", "dist", "cdist", "matrix_power"]
 
 
 def _transpose(x, perm):
@@ -187,6 +187,26 @@ def cdist(x1, x2, p=2.0):
     return vector_norm(d, p, -1)
 
 
+def matrix_power(input, n):
+    """``input`` (..., m, m) multiplied by itself ``n`` >= 0 times, by repeated squaring."""
+    x = operand("MatrixPower", input)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"MatrixPower: expected square matrices (..., m, m), got shape {x.shape}")
+    if n < 0:
+        raise ValueError(f"MatrixPower: negative powers (a matrix inverse) are not supported, got n={n}")
+    result, base, n = None, x, int(n)
+    while n:
+        if n & 1:
+            result = base if result is None else F.matmul(result, base)
+        n >>= 1
+        if n:
+            base = F.matmul(base, base)
+    if result is None:      # n == 0: identities, as a function of x (zero gradient)
+        eye = np.eye(x.shape[-1], dtype=x.dtype.np)
+        return bind(P.Add, bind(P.Mul, x, np.zeros((), x.dtype.np)), eye)
+    return result
+
+
 def trace(input):
     """Sum of the main diagonal of a 2-D tensor (a Gather of the flattened diagonal)."""
     x = operand("Trace", input)
@@ -310,4 +330,5 @@ def einsum(equation, *operands):
 
 
 TENSOR_METHODS = {n: globals()[n] for n in ("mm", "mv", "dot", "outer", "ger", "inner", "addmm", "addmv", "addr",
-                                            "addbmm", "baddbmm", "trace", "cross", "kron")}
+                                            "addbmm", "baddbmm", "trace", "cross", "kron",
+                                            "matrix_power")}

@@ -81,6 +81,26 @@ def _trace_method(self, offset=0, axis1=0, axis2=1, dtype=None):
     return t if dtype is None else F.cast(t, dtype)
 
 
+def _with_value(fn):
+    def method(self, axis=0, keep_dims=False):
+        return fn(self, axis, keep_dims)
+    method.__name__ = method.__qualname__ = f"arg{fn.__name__}_with_value"
+    method.__doc__ = f"``(values, indices)`` of the {fn.__name__}imum along ``axis``."
+    return method
+
+
+def _msort(self):
+    return math_scan.sort(self, 0)[0]
+
+
+def _ptp(self, axis=None, keepdims=False):
+    return F.sub(F.amax(self, axis, keepdims), F.amin(self, axis, keepdims))
+
+
+def _cov(self, *, correction=1, fweights=None, aweights=None):
+    return math_reduce.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+
 # Reductions as methods: {name: (function, its axis parameter, its keep-dims parameter)}.
 _REDUCTION_METHODS = {
     "sum": (tensor_sum, "axis", "keepdims"), "mean": (F.mean, "axis", "keep_dims"),
@@ -100,6 +120,9 @@ _REDUCTION_METHODS = {
 
 TENSOR_METHODS = {k: v for m in _MODULES for k, v in getattr(m, "TENSOR_METHODS", {}).items()}
 TENSOR_METHODS.update({name: _method(*spec) for name, spec in _REDUCTION_METHODS.items()})
+TENSOR_METHODS.update(argmax_with_value=_with_value(math_reduce.max), argmin_with_value=_with_value(math_reduce.min),
+                      msort=_msort, ptp=_ptp, cov=_cov, allclose=math_special.allclose, invert=math_special.invert,
+                      bitwise_not=math_special.invert, aminmax=math_reduce.aminmax)
 TENSOR_METHODS.update(add=_add_method, sub=math_elementwise.subtract, trace=_trace_method,
                       max=lambda self, *args, **kwargs: tensor_extremum("max", self, args, kwargs),
                       min=lambda self, *args, **kwargs: tensor_extremum("min", self, args, kwargs))

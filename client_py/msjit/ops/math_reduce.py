@@ -17,7 +17,7 @@ from . import prims as P
 from .operands import floating_operand, normalize_axes, operand
 
 __all__ = ["prod", "max", "min", "argmax", "argmin", "all", "any", "std", "var", "std_mean", "var_mean",
-           "logsumexp", "norm", "vector_norm", "matrix_norm", "count_nonzero", "nansum", "nanmean", "diff", "trapz",
+           "aminmax", "logsumexp", "norm", "vector_norm", "matrix_norm", "count_nonzero", "nansum", "nanmean", "diff", "trapz",
            "cov"]
 
 
@@ -136,6 +136,11 @@ def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001
     """``(values, indices)``: the minimum along ``axis`` and its first position (int64)."""
     return _extremum_with_index("Min", F.amin, input, axis, keepdims, initial, where)
+
+
+def aminmax(input, *, axis=0, keepdims=False):
+    """``(amin, amax)`` along ``axis``."""
+    return F.amin(input, axis, keepdims), F.amax(input, axis, keepdims)
 
 
 def _boolean(name, prim):
