@@ -4,6 +4,7 @@ ast/bytecode/trace, and gradients against finite differences (float64)."""
 import numpy as np
 import pytest
 
+import msjit as ms
 from msjit import ops
 from harness import array, check_api, shape
 
@@ -185,6 +186,45 @@ def test_nn_function(name):
     fn, make_args, ref, kwargs, grad = CASES[name]
     args = list(make_args(_seed(name)))
     check_api(fn, args, as_input(ref), kwargs=kwargs, grad=grad, rtol=1e-4, atol=1e-5)
+
+
+def _flat(parts):
+    first, second = parts
+    return ops.concat((ops.reshape(first, (-1,)), ops.reshape(second, (-1,))))
+
+
+def clipped_global(a, b):
+    return _flat(ops.clip_by_global_norm((a, b), 1.5))
+
+
+def clipped_norm(a, b, norm_type):
+    return _flat(ops.clip_by_norm([a, b], 0.8, norm_type=norm_type))
+
+
+def clip_ref(a, b, max_norm, norm, global_rule):
+    v = np.concatenate([a.ravel(), b.ravel()])
+    total = np.abs(v).max() if norm == np.inf else (np.abs(v) ** norm).sum() ** (1 / norm)
+    return v * (max_norm / max(total, max_norm) if global_rule else min(max_norm / (total + 1e-6), 1.0))
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, np.inf])
+def test_clip_by_norm(norm_type):
+    rng = _seed(f"clip {norm_type}")
+    args = [array(rng, (2, 3)), array(rng, (4,))]
+    check_api(clipped_norm, args, as_input(lambda a, b, norm_type: clip_ref(a, b, 0.8, norm_type, False)),
+              kwargs={"norm_type": norm_type}, grad=norm_type != np.inf, rtol=1e-5, atol=1e-6)
+
+
+def test_clip_by_global_norm():
+    rng = _seed("clip global")
+    args = [array(rng, (3, 2)), array(rng, (5,))]
+    check_api(clipped_global, args, as_input(lambda a, b: clip_ref(a, b, 1.5, 2, True)), grad=True)
+    small = [a * 0.01 for a in args]   # under the threshold: unchanged
+    check_api(clipped_global, small, as_input(lambda a, b: np.concatenate([a.ravel(), b.ravel()])), modes=())
+    single = ops.clip_by_global_norm(ms.Tensor(np.array([3.0, 4.0], np.float32)), 1.0)
+    np.testing.assert_allclose(single.asnumpy(), [0.6, 0.8], rtol=1e-6)
+    with pytest.raises(ValueError, match="use_norm"):
+        ops.clip_by_global_norm(single, 1.0, use_norm=5.0)
 
 
 def test_argument_errors():

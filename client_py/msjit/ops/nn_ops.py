@@ -8,16 +8,17 @@ import math
 
 import numpy as np
 
+from .. import dtype as D
 from . import prims as P
 from .array_ops import gather
 from ..core import bind
 from .operands import assign, floating_operand, is_tracer, normalize_axes, operand
-from .functional import (abs, add, amax, batch_matmul, cast, div, erf, exp, log, maximum, mean, mul,
+from .functional import (abs, add, amax, batch_matmul, cast, div, erf, exp, log, maximum, mean, minimum, mul, pow,
                          reshape_if_needed as reshape, rsqrt, sigmoid, sqrt, square, sub, sum, tanh)
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "softmax", "log_softmax",
            "layer_norm", "rms_norm", "group_norm", "normalize", "cosine_similarity", "dense", "embedding",
-           "silu", "gelu", "dropout"]
+           "silu", "gelu", "dropout", "clip_by_global_norm", "clip_by_norm"]
 
 PAD_MODES = ("same", "valid", "pad")
 
@@ -198,6 +199,52 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     """``sum(x1 * x2) / max(||x1|| * ||x2||, eps)`` along ``dim`` (operands broadcast)."""
     a, b = floating_operand("cosine_similarity", x1), floating_operand("cosine_similarity", x2)
     return div(sum(mul(a, b), dim), maximum(mul(_norm(a, dim, False), _norm(b, dim, False)), eps))
+
+
+def _tensors(name, x):
+    """(tuple of float operands, whether ``x`` was a single tensor)."""
+    single = not isinstance(x, (tuple, list))
+    return tuple(floating_operand(name, t) for t in ((x,) if single else x)), single
+
+
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """Tensors scaled by ``clip_norm / max(global_norm, clip_norm)``, ``global_norm`` the L2
+    norm of all of them together (a tuple in, a tuple out)."""
+    if use_norm is not None:
+        raise ValueError(f"For 'clip_by_global_norm', 'use_norm' only supports None currently, got {use_norm!r}")
+    xs, single = _tensors("clip_by_global_norm", x)
+    total = sqrt(_sum_all([sum(square(cast(t, "float32") if t.dtype is D.float16 else t)) for t in xs]))
+    scale = div(clip_norm, maximum(total, clip_norm))
+    out = tuple(mul(t, cast(scale, t.dtype)) for t in xs)
+    return out[0] if single else out
+
+
+def _sum_all(values):
+    total = values[0]
+    for v in values[1:]:
+        total = add(total, v)
+    return total
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """Tensors scaled by ``min(max_norm / (norm + 1e-6), 1)``, ``norm`` the ``norm_type``-norm
+    of all of them together (``inf``: the largest magnitude)."""
+    xs, single = _tensors("clip_by_norm", x)
+    if norm_type == float("inf"):
+        total = amax(_stack_scalars([amax(abs(t)) for t in xs]))
+    else:
+        p = float(norm_type)
+        total = pow(_sum_all([sum(pow(abs(t), p)) for t in xs]), 1.0 / p)
+    if error_if_nonfinite and not is_tracer(total) and not np.isfinite(total.asnumpy()).all():
+        raise RuntimeError(f"For 'clip_by_norm', the total norm of order {norm_type} is non-finite")
+    coef = minimum(div(max_norm, add(total, 1e-6)), 1.0)
+    out = tuple(mul(t, cast(coef, t.dtype)) for t in xs)
+    return out[0] if single else out
+
+
+def _stack_scalars(values):
+    from .array_ops import stack
+    return stack(values)
 
 
 def rms_norm(x, gamma, epsilon=1e-6):
