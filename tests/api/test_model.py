@@ -177,3 +177,14 @@ def test_dataset_pipeline_ops():
     assert [int(r[1]) for r in d.skip(4).create_tuple_iterator(output_numpy=True)] == [4, 5]
     assert d.project(["b"]).get_col_names() == ["b"] and d.rename("a", "x").get_col_names() == ["x", "b"]
     assert d.batch(4).repeat(2).get_dataset_size() == 4
+
+
+def test_model_of_a_training_cell():
+    """Model(train_cell) with no loss_fn / optimizer trains with the cell as it is (MindSpore)."""
+    net = nn.Dense(3, 1)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.05))
+    w, b = net.weight.asnumpy().copy(), net.bias.asnumpy().copy()
+    x, y = X[:4], Y[:4]
+    Model(step).train(1, [(x, y)])
+    err = x @ w.T + b - y
+    np.testing.assert_allclose(net.weight.asnumpy(), w - 0.05 * 2 * err.T @ x / err.size, rtol=1e-5, atol=1e-6)

@@ -29,14 +29,15 @@ class Model:
 
     @property
     def train_network(self):
+        """As MindSpore builds it: TrainOneStepCell(WithLossCell(network, loss_fn), optimizer);
+        without an optimizer, WithLossCell(network, loss_fn) or ``network`` itself (a network
+        that already trains, such as a TrainOneStepCell)."""
         if self._train_network is None:
-            if self.optimizer is None:
-                raise ValueError("Model.train: the Model needs an optimizer (Model(network, loss_fn, optimizer))")
             missing = [n for n in ("WithLossCell", "TrainOneStepCell") if not hasattr(nn, n)]
             if missing:
                 raise NotImplementedError(f"Model.train needs nn.{' and nn.'.join(missing)}, not in msjit.nn yet")
             net = nn.WithLossCell(self.network, self.loss_fn) if self.loss_fn is not None else self.network
-            self._train_network = nn.TrainOneStepCell(net, self.optimizer)
+            self._train_network = net if self.optimizer is None else nn.TrainOneStepCell(net, self.optimizer)
         return self._train_network
 
     def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
