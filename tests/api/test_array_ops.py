@@ -299,6 +299,20 @@ def test_scatter_with_tensor_index_under_capture():
               lambda a, i, u: a + np.array([[0] * 4, [2] * 4], np.float32), grad=True)
 
 
+def test_scatter_add_many_repeats():
+    """A position repeated more often than rounds of distinct positions are worth: the values are
+    summed per position first (and the other path, rounds, on few repeats)."""
+    rng = np.random.default_rng(5)
+    for idx in (np.array([1] * 6 + [2]), np.array([0, 3, 0, 4])):
+        x, y = array(rng, (5, 3)), array(rng, (len(idx), 3))
+
+        def ref(a, i, b):
+            out = a.copy()
+            np.add.at(out, i, b)
+            return out
+        check_api(_with(ops.index_add, 3, 0), [x, idx, y], ref, grad=True)
+
+
 @pytest.mark.parametrize("call, error", [
     (lambda: ops.narrow(ms.Tensor(np.zeros((2, 3))), 1, 2, 3), ValueError),
     (lambda: ops.movedim(ms.Tensor(np.zeros((2, 3))), 0, 5), ValueError),

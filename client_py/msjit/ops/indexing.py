@@ -223,17 +223,44 @@ def scatter_flat(x, pos, value, add=False):
         new = _one_hot_scatter(flat, pos, v, add)
     elif not add and k == n and (pos == np.arange(n)).all():   # every entry, in order: just the value
         new = v if is_tensor(v) else Tensor._wrap(v.copy())
-    elif add and len(np.unique(pos)) < k:
-        hot = pos[:, None] == np.arange(n)[None, :]
-        new = bind(P.Add, flat, _sum_rows(hot, v, x.dtype))
+    elif add:
+        new = _add_at(flat, pos, v if is_tensor(v) else Tensor._wrap(v))
     else:
-        mask = np.zeros(n, bool)
-        mask[pos] = True
-        src = np.zeros(n, np.int64)
-        src[pos] = np.arange(k)   # numpy assignment: a repeated position keeps its last value
-        picked = bind(P.Gather, v if is_tensor(v) else Tensor._wrap(v), src, axis=0)
-        new = bind(P.Select, mask, bind(P.Add, flat, picked) if add else picked, flat)
+        new = _write_at(flat, pos, v if is_tensor(v) else Tensor._wrap(v), np.arange(k), False)
     return reshape(new, x.shape)
+
+
+def _write_at(flat, pos, v, rows, add):
+    """``flat`` with ``v[rows[i]]`` written at (added to) ``pos[i]``: a Gather of ``v`` and a Select
+    over the constant mask of ``pos`` (a repeated position keeps its last row)."""
+    n = flat.shape[0]
+    mask = np.zeros(n, bool)
+    mask[pos] = True
+    src = np.zeros(n, np.int64)
+    src[pos] = rows
+    picked = bind(P.Gather, v, src, axis=0)
+    return bind(P.Select, mask, bind(P.Add, flat, picked) if add else picked, flat)
+
+
+def _add_at(flat, pos, v):
+    """``flat`` with ``v[i]`` added at the known positions ``pos[i]``, repeats summed: in rounds
+    of distinct positions (the r-th occurrence of each) or, when a position repeats more often
+    than that is worth, by first summing ``v`` per distinct position with a one-hot."""
+    k, n = pos.shape[0], flat.shape[0]
+    order = np.argsort(pos, kind="stable")
+    ranked = pos[order]
+    group_start = np.flatnonzero(np.concatenate([[True], ranked[1:] != ranked[:-1]]))
+    occurrence = np.empty(k, np.int64)
+    occurrence[order] = np.arange(k) - np.repeat(group_start, np.diff(np.append(group_start, k)))
+    rounds, distinct = int(occurrence.max()) + 1, len(group_start)
+    if rounds * n <= k * distinct:
+        for r in range(rounds):
+            rows = np.flatnonzero(occurrence == r)
+            flat = _write_at(flat, pos[rows], v, rows, True)
+        return flat
+    inverse = np.repeat(np.arange(distinct), np.diff(np.append(group_start, k)))[np.argsort(order)]
+    sums = _sum_rows(inverse[:, None] == np.arange(distinct)[None, :], v, flat.dtype)
+    return _write_at(flat, ranked[group_start], sums, np.arange(distinct), True)
 
 
 def _sum_rows(hot, v, dt):
