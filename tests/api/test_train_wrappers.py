@@ -251,3 +251,59 @@ def test_user_train_step_subclass_eager_and_graph_mode(graph_mode):
     np.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-6)
     assert results[0][-1] < results[0][0]
     assert (step._graph[1].stats.compiles, step._graph[1].stats.fallbacks) == (1, 0)
+
+
+def loss_scale_run(mode, scale_sense, steps=3, seed=6, poison=False):
+    ms.set_context(mode=mode)
+    ms.set_seed(seed)
+    net = MLP()
+    step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, nn.CrossEntropyLoss()),
+                                            nn.Momentum(net.trainable_params(), 0.1, 0.9), scale_sense())
+    x, y = data(10)
+    if poison:   # an infinite input: non-finite gradients, as an overflow gives
+        x[0, 0] = np.inf
+    outs = [step(Tensor(x), Tensor(y)) for _ in range(steps)]
+    return net, step, [(float(l.asnumpy()), bool(c.asnumpy()), float(np.asarray(s.asnumpy()).ravel()[0]))
+                       for l, c, s in outs]
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_loss_scale_without_overflow_equals_plain_step(graph_mode, mode):
+    """A power-of-two scale cancels exactly: the same losses as TrainOneStepCell; the dynamic
+    scale doubles after scale_window steps without overflow."""
+    net, step, outs = loss_scale_run(mode, lambda: nn.DynamicLossScaleUpdateCell(2.0 ** 10, 2.0, 2))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    _, plain = make_step(nn.Momentum, seed=6)
+    want = run(plain, *data(10), steps=3)
+    np.testing.assert_allclose([o[0] for o in outs], want, rtol=1e-5, atol=1e-6)
+    assert [o[1] for o in outs] == [False] * 3
+    assert float(step.scale_sense.asnumpy()) == 2.0 ** 11
+    if mode == ms.GRAPH_MODE:
+        assert (step._graph[1].stats.compiles, step._graph[1].stats.fallbacks) == (1, 0)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_loss_scale_overflow_skips_the_update(graph_mode, mode):
+    ms.set_context(mode=mode)
+    ms.set_seed(6)
+    before = [p.asnumpy().copy() for p in MLP().trainable_params()]
+    net, step, outs = loss_scale_run(mode, lambda: nn.DynamicLossScaleUpdateCell(2.0 ** 10, 4.0, 100), steps=2,
+                                     poison=True)
+    assert [o[1] for o in outs] == [True, True]
+    assert [o[2] for o in outs] == [2.0 ** 10, 2.0 ** 8]    # the scale each step used
+    assert float(step.scale_sense.asnumpy()) == 2.0 ** 6
+    for p, b in zip(net.trainable_params(), before):
+        np.testing.assert_array_equal(p.asnumpy(), b)
+    assert int(step.optimizer.global_step.asnumpy()[0]) == 0
+    assert not step.optimizer.moments[0].asnumpy().any()
+
+
+def test_fixed_loss_scale_tensor():
+    _, step, outs = loss_scale_run(ms.PYNATIVE_MODE, lambda: Tensor(np.float32(8.0)))
+    assert [o[2] for o in outs] == [8.0] * 3 and not any(o[1] for o in outs)
+    assert outs[-1][0] < outs[0][0]
+    with pytest.raises(TypeError):
+        nn.TrainOneStepWithLossScaleCell(step.network, step.optimizer, 8.0)
+    fixed = nn.FixedLossScaleUpdateCell(16.0)
+    assert fixed.get_loss_scale() == 16.0
