@@ -15,7 +15,7 @@ from .. import dtype as D
 from .. import ops
 from ..mixin import TensorMixin
 from ..tensor import Tensor
-from .indexing import setitem
+from .index_update import setitem
 from .methods_data import DataMethods
 
 
@@ -298,13 +298,13 @@ class _Methods:
 
     def index_put(self, indices, values, accumulate=False):
         """``self`` with ``values`` written (or added) at the advanced index ``indices`` (a tuple of tensors)."""
-        from .indexing import positions, scatter_flat
+        from .index_update import positions, scatter_flat
         return scatter_flat(self, positions(self, tuple(indices)), values, add=accumulate)
 
     def fill_diagonal(self, fill_value, wrap=False):
         """``self`` with the main diagonal (all indices equal) set to ``fill_value``; ``wrap``
         continues it below a tall matrix every ``ncols + 1`` rows, as numpy."""
-        from .indexing import scatter_flat
+        from .index_update import scatter_flat
         n = min(self.shape) if self.ndim else 0
         if self.ndim == 2:
             rows, cols = self.shape

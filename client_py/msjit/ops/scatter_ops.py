@@ -13,7 +13,8 @@ from ..core import Tracer, bind
 from ..parameter import Parameter
 from . import prims as P
 from .functional import reshape_if_needed as reshape, where
-from .indexing import getitem, positions, scatter_flat
+from .index_update import positions, scatter_flat
+from .indexing import getitem
 from .operands import assign, convert, is_tensor, normalize_axes, operand
 
 __all__ = ["gather_elements", "gather_d", "scatter", "scatter_add", "tensor_scatter_update",
