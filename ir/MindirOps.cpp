@@ -322,7 +322,7 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   if (failed(shapeAttr)) return failure();
   auto target = shapeAttr->asArrayRef();
   auto shape = broadcastShapes(t.getShape(), target);
-  if (!shape || ArrayRef<int64_t>(*shape) != target)
+  if (!shape || ArrayRef<int64_t>(*shape) != target || llvm::any_of(target, [](int64_t d) { return d < 0; }))
     return emitOptionalError(loc, op, " cannot broadcast shape ", shapeStr(t.getShape()), " to ", shapeStr(target));
   types.push_back(RankedTensorType::get(target, t.getElementType()));
   return success();
