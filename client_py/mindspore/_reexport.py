@@ -15,17 +15,17 @@ def public_names(module):
     return list(names)
 
 
-def reexport(namespace, *modules, extra=(), submodules=False):
+def reexport(namespace, *modules, extra=()):
     """Fill ``namespace`` (a module's globals) from ``modules`` (and the names ``extra`` of the
     first module, for names it has outside its ``__all__``); returns the names copied.
 
-    Submodule objects are skipped unless ``submodules`` (msjit's implementation modules such as
-    ``ops.prims`` are not MindSpore names)."""
+    Submodule objects are skipped: msjit's implementation modules (``ops.prims``) are not
+    MindSpore names, and MindSpore's (``ops.functional``) are the mirror's own."""
     copied = []
     wanted = [(m, n) for m in modules for n in public_names(m)] + [(modules[0], n) for n in extra]
     for module, name in wanted:
         value = getattr(module, name)
-        if isinstance(value, types.ModuleType) and not submodules or name in copied:
+        if isinstance(value, types.ModuleType) or name in copied:
             continue
         namespace.setdefault(name, value)
         copied.append(name)
