@@ -45,10 +45,15 @@ def _check_mode(v):
     return v
 
 
-def _check_device(v):
+class DeviceUnavailableError(RuntimeError, ValueError):
+    """A device target other than CPU: a RuntimeError as in MindSpore (a ValueError too, as the
+    other invalid context values)."""
+
+
+def _check_device(v, what="set_context"):
     if v not in DEVICE_TARGETS:
-        raise ValueError(f"set_context: device_target {v!r} is not available; msjit runs on "
-                         f"{', '.join(map(repr, DEVICE_TARGETS))}")
+        raise DeviceUnavailableError(f"{what}: unsupported device target {v!r}: not available in msjit, which "
+                                     f"runs on {', '.join(map(repr, DEVICE_TARGETS))}")
     return v
 
 
@@ -95,9 +100,7 @@ def get_context(attr_key):
 def set_device(device_target, device_id=None):
     """``mindspore.set_device``: "CPU" is the only target (RuntimeError for any other, as
     MindSpore raises on a machine without that device)."""
-    if device_target not in DEVICE_TARGETS:
-        raise RuntimeError(f"set_device: unsupported device target {device_target!r}; msjit runs on "
-                           f"{', '.join(map(repr, DEVICE_TARGETS))}")
+    _check_device(device_target, "set_device")
     if device_id is not None and (not isinstance(device_id, int) or isinstance(device_id, bool) or device_id < 0):
         raise ValueError(f"set_device: device_id must be an int >= 0, got {device_id!r}")
     _settings.update(device_target=device_target, device_id=device_id or 0)
