@@ -13,6 +13,7 @@ it from ``global_step``.
 import numpy as np
 
 from ... import ops
+from ...autodiff import ParameterTuple
 from ...parameter import Parameter
 from ...tensor import Tensor
 from ..cell import Cell, _epoch, library_method
@@ -21,15 +22,10 @@ from ..learning_rate_schedule import LearningRateSchedule
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization", "order_params")
 
 
-def _parameter_tuple(params):
-    from ...autodiff import ParameterTuple
-    return ParameterTuple(params)
-
-
 def clone_state(params, prefix, init="zeros"):
     """One new Parameter per Parameter of ``params``, named ``prefix.name``, filled with ``init``."""
     fill = 0.0 if init == "zeros" else 1.0 if init == "ones" else init
-    return _parameter_tuple(Parameter(np.full(p.shape, fill, p.dtype.np), f"{prefix}.{p.name}", p.requires_grad)
+    return ParameterTuple(Parameter(np.full(p.shape, fill, p.dtype.np), f"{prefix}.{p.name}", p.requires_grad)
                             for p in params)
 
 
@@ -70,12 +66,12 @@ class Optimizer(Cell):
             self.weight_decay = default_wd
             lrs = None
         if self.is_group_lr:
-            self.learning_rate = tuple(lrs) if self.dynamic_lr else _parameter_tuple(lrs)
+            self.learning_rate = tuple(lrs) if self.dynamic_lr else ParameterTuple(lrs)
             self._lr_of = lrs
         else:
             self.learning_rate = self._build_lr(learning_rate, "learning_rate")
         self.exec_weight_decay = any(self.decay_flags) if self.is_group else default_wd > 0
-        self.parameters = self._parameters = _parameter_tuple(params)
+        self.parameters = self._parameters = ParameterTuple(params)
         if len({id(p) for p in params}) != len(params):
             raise RuntimeError(f"For '{name}', a parameter is given more than once")
 
