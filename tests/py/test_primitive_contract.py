@@ -7,8 +7,9 @@
   Python contract (``Primitive.check``: accept = returns, reject = raises) and by the real msjitd
   (a one-node MindIR graph; accept = compiles, with the output type the Python rule gives, reject
   = CompileError). The dtype cases are generated from the declarations (each op's example at
-  every dtype), so a new primitive brings its cases; HAND adds shape and attribute cases with the
-  verdict MindSpore's semantics call for.
+  every dtype), so a new primitive brings its cases; HAND (tests/py/primitive_cases.py) adds shape
+  and attribute cases with the verdict MindSpore's semantics call for;
+- values: the accepted cases, compiled and run on random operands, compute what the eager kernels do.
 """
 import functools
 import importlib.util
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 
 from msjit import dtype as D
-from msjit import rpc, serialize
+from msjit import rpc, runtime, serialize
 from msjit.core import ShapedArray
 from msjit.errors import CompileError, DaemonError, DaemonUnavailableError
 from msjit.ops.prims import PRIMITIVES, SECTIONS
@@ -257,3 +258,38 @@ def test_python_and_daemon_agree(name):
 def test_known_daemon_bugs(case):
     python, daemon = python_verdict(case), daemon_verdicts([case])[0]
     assert _verdict(python) == _verdict(daemon), f"{case}: Python {_verdict(python)}, msjitd {daemon}"
+
+
+def _random_inputs(case, rng):
+    """Operands for a case: positive floats (in every unary op's domain), small ints, in-range
+    Gather indices, random bools."""
+    arrays = []
+    for i, a in enumerate(case.avals):
+        if case.op == "Gather" and i == 1:
+            arrays.append(rng.integers(0, case.avals[0].shape[case.attrs["axis"]], a.shape).astype(a.dtype.np))
+        elif a.dtype is D.bool_:
+            arrays.append(rng.random(a.shape) < 0.5)
+        elif a.dtype.is_floating:
+            arrays.append(rng.uniform(0.5, 2.0, a.shape).astype(a.dtype.np))
+        else:
+            arrays.append(rng.integers(-3, 4, a.shape).astype(a.dtype.np))
+    return arrays
+
+
+@pytest.mark.usefixtures("module_daemon_home")
+@pytest.mark.parametrize("name", sorted(PRIMITIVES))
+def test_compiled_values_match_eager(name):
+    """The accepted non-empty cases of an op, compiled as one graph and run, compute what the
+    eager kernels compute."""
+    cases = [c for c in cases_of(name) if not isinstance(python_verdict(c), Exception)
+             and not any(0 in a.shape for a in c.avals)]
+    reply = rpc.client().compile(_model(cases), msjit_pb2.CompileOptions(jit_level="O0"))
+    rng = np.random.default_rng(0)
+    args = [_random_inputs(c, rng) for c in cases]
+    outs = runtime.load(reply, rpc.client()).run([x for a in args for x in a])
+    for case, arrays, got in zip(cases, args, outs):
+        want = np.asarray(PRIMITIVES[name].impl(*arrays, **case.attrs), python_verdict(case).dtype.np)
+        half = any(a.dtype is D.float16 for a in case.avals) or want.dtype == np.float16
+        tol = 1e-2 if half else 1e-5
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol,
+                                   err_msg=f"{case}: compiled vs eager")
