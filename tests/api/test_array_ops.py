@@ -201,6 +201,11 @@ def test_creation(name):
         assert got == want, name
 
 
+def test_linspace_with_tensor_bounds():
+    check_api(ops.linspace, [np.array(-1.5, np.float32), np.array(2.0, np.float32), 6],
+              lambda a, b, n: np.linspace(a, b, n).astype(np.float32), rtol=1e-6)
+
+
 def test_shape_ops_under_jit_are_static():
     @ms.jit(fullgraph=True)
     def f(x):

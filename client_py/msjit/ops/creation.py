@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtype as D
 from .. import initializer
-from ..core import current_builder
+from ..core import Tracer, current_builder
 from ..errors import ConcreteValueNeeded
 from ..tensor import Tensor
 from .operands import operand
@@ -100,11 +100,18 @@ def eye(n, m=None, dtype=None):
 
 
 def linspace(start, end, steps):
-    """``steps`` evenly spaced float32 values from ``start`` to ``end`` inclusive."""
-    start, end = (_scalar("LinSpace", v) for v in (start, end))
-    if int(steps) < 1:
+    """``steps`` evenly spaced float32 values from ``start`` to ``end`` inclusive (0-d tensor
+    bounds under capture: ``start + i * (end - start) / (steps - 1)`` in the graph)."""
+    steps = int(steps)
+    if steps < 1:
         raise ValueError(f"LinSpace: steps must be positive, got {steps}")
-    return _new(np.linspace(start, end, int(steps)), D.float32)
+    if any(type(v) is Tracer for v in (start, end)):
+        from .functional import add, cast, div, mul, sub
+        lo, hi = (cast(operand("LinSpace", v), D.float32) for v in (start, end))
+        step = div(sub(hi, lo), max(steps - 1, 1))
+        return add(lo, mul(np.arange(steps, dtype=np.float32), step))
+    start, end = (_scalar("LinSpace", v) for v in (start, end))
+    return _new(np.linspace(start, end, steps), D.float32)
 
 
 # ---- random ----------------------------------------------------------------------------------------
