@@ -243,3 +243,18 @@ def test_argument_errors():
         ops.max_pool1d(x, 2)
     with pytest.raises(ValueError, match="output_size"):
         ops.adaptive_avg_pool2d(x, (1, 2, 3))
+
+
+def softmax_method(t):
+    return t.softmax(0)
+
+
+def hardshrink_method(t):
+    return t.hardshrink(lambd=0.8)
+
+
+def test_tensor_methods():
+    rng = _seed("methods")
+    x = array(rng, (3, 4))
+    check_api(softmax_method, [x], as_input(lambda v: np.exp(v) / np.exp(v).sum(0, keepdims=True)), grad=True)
+    check_api(hardshrink_method, [x], as_input(lambda v: np.where(np.abs(v) > 0.8, v, 0)), grad=True)

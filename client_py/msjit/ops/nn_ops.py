@@ -327,3 +327,6 @@ from .nn_losses import *  # noqa: E402,F401,F403
 from .nn_pooling import *  # noqa: E402,F401,F403
 
 __all__ += nn_activations.__all__ + nn_losses.__all__ + nn_pooling.__all__
+
+# Tensor methods that are these functions with the tensor first: {method name: function}.
+TENSOR_METHODS = {"softmax": softmax, "hardshrink": nn_activations.hardshrink}
