@@ -33,6 +33,14 @@ def boolean(rng, shp):
     return array(rng, shp, bool)
 
 
+def above_one(rng, shp):
+    return array(rng, shp, low=1.2, high=3.0)
+
+
+def ints(rng, shp):
+    return array(rng, shp, np.int32, low=-8, high=8)
+
+
 UNARY = {   # class -> (functional op, input kind, differentiable)
     "Exp": ("exp", real, True), "Log": ("log", pos, True), "Sqrt": ("sqrt", pos, True), "Rsqrt": ("rsqrt", pos, True),
     "Square": ("square", real, True), "Sigmoid": ("sigmoid", real, True), "Tanh": ("tanh", real, True),
@@ -47,6 +55,11 @@ UNARY = {   # class -> (functional op, input kind, differentiable)
     "FastGeLU": ("fast_gelu", real, True), "IsNan": ("isnan", real, False), "IsInf": ("isinf", real, False),
     "IsFinite": ("isfinite", real, False), "LogicalNot": ("logical_not", boolean, False),
     "OnesLike": ("ones_like", real, False), "ZerosLike": ("zeros_like", real, False),
+    "Acosh": ("acosh", above_one, True), "Asinh": ("asinh", real, True), "Atanh": ("atanh", unit, True),
+    "Digamma": ("digamma", pos, False), "Erfinv": ("erfinv", unit, True), "Lgamma": ("lgamma", pos, False),
+    "Sinc": ("sinc", pos, True), "Trunc": ("trunc", real, False), "Inv": ("inv", pos, True),
+    "StopGradient": ("stop_gradient", real, False), "Invert": ("invert", ints, False),
+    "Round": ("round", real, False),
 }
 BINARY = {
     "Add": ("add", real, True), "Sub": ("sub", real, True), "Mul": ("mul", real, True), "Div": ("div", pos, True),
@@ -56,7 +69,12 @@ BINARY = {
     "GreaterEqual": ("greater_equal", real, False), "LogicalAnd": ("logical_and", boolean, False),
     "LogicalOr": ("logical_or", boolean, False), "FloorDiv": ("floor_divide", pos, False),
     "Mod": ("fmod", pos, False), "FloorMod": ("remainder", pos, False), "Atan2": ("atan2", pos, True),
-    "Xlogy": ("xlogy", pos, True),
+    "Xlogy": ("xlogy", pos, True), "Fmax": ("fmax", real, False), "Fmin": ("fmin", real, False),
+    "Hypot": ("hypot", pos, True), "Heaviside": ("heaviside", real, False), "Xdivy": ("xdivy", pos, True),
+    "TruncateDiv": ("truncate_div", pos, False), "TruncateMod": ("truncate_mod", pos, False),
+    "LogicalXor": ("logical_xor", boolean, False), "TensorAdd": ("add", real, True),
+    "BitwiseAnd": ("bitwise_and", boolean, False), "BitwiseOr": ("bitwise_or", boolean, False),
+    "BitwiseXor": ("bitwise_xor", boolean, False),
 }
 
 
@@ -201,6 +219,17 @@ CASES = {   # id -> (class, attrs, args, numpy reference, differentiable)
     "Zeros": ("Zeros", {}, [(2, 3), ms.float32], lambda s, t: np.zeros(s, np.float32), False),
     "Ones": ("Ones", {}, [(2, 3), ms.int32], lambda s, t: np.ones(s, np.int32), False),
     "Eye": ("Eye", {}, [2, 3, ms.float32], lambda n, m, t: np.eye(n, m, dtype=np.float32), False),
+    "Sort": ("Sort", {"descending": True}, [A34], lambda x: (-np.sort(-x, -1), np.argsort(-x, -1, kind="stable").astype(np.int32)),
+             False),
+    "Cummax": ("Cummax", {"axis": 1}, [A34], lambda x: np.maximum.accumulate(x, 1), False),
+    "Cross": ("Cross", {}, [A23[:, :3], A23[::-1, :3]], lambda x, y: np.cross(x, y), True),
+    "Cdist": ("Cdist", {"p": 2.0}, [A23, A34[:, :3]], None, True),
+    "Logit": ("Logit", {"eps": 1e-6}, [unit(R, (3,)) * 0.5 + 0.5], lambda x: np.log(x / (1 - x)), True),
+    "MatrixPower": ("MatrixPower", {"n": 3}, [A34[:, :3]], lambda x: x @ x @ x, True),
+    "NanToNum": ("NanToNum", {"nan": 1.0}, [np.array([np.nan, 2.0], np.float32)], lambda x: np.nan_to_num(x, nan=1.0),
+                 False),
+    "SmoothL1Loss": ("SmoothL1Loss", {"beta": 0.5}, [A23, A23[::-1]], None, True),
+    "IndexAdd": ("IndexAdd", {"axis": 0}, [A34, np.array([2, 0], np.int32), A34[:2]], None, False),
     "Conv2D": ("Conv2D", {"out_channel": 2, "kernel_size": 2}, [real(R, (1, 3, 4, 4)), real(R, (2, 3, 2, 2))],
                None, False),
     "MaxPool": ("MaxPool", {"kernel_size": 2, "strides": 2}, [real(R, (1, 2, 4, 4))], None, False),
@@ -209,10 +238,27 @@ CASES = {   # id -> (class, attrs, args, numpy reference, differentiable)
 PACKED = {"Concat", "Stack", "AddN"}   # called with one tuple of tensors (jit takes no tuple arguments)
 
 
+def _cummax_index(x):
+    """Index of the running maximum along axis 1 (the last one on ties, as MindSpore)."""
+    out = np.zeros(x.shape, np.int64)
+    for i in range(x.shape[0]):
+        for j in range(1, x.shape[1]):
+            out[i, j] = j if x[i, j] >= x[i, out[i, j - 1]] else out[i, j - 1]
+    return out
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_classes_with_attributes(case):
     cls, attrs, args, ref, grad = CASES[case]
-    if cls == "Conv2D":
+    if cls == "Cummax":
+        ref = lambda x: (np.maximum.accumulate(x, 1), _cummax_index(x))   # noqa: E731
+    elif cls == "Cdist":
+        ref = lambda x, y: np.sqrt(((x[:, None] - y[None]) ** 2).sum(-1))   # noqa: E731
+    elif cls == "SmoothL1Loss":
+        ref = lambda x, y: np.where(np.abs(x - y) < 0.5, 0.5 * (x - y) ** 2 / 0.5, np.abs(x - y) - 0.25)  # noqa
+    elif cls == "IndexAdd":
+        ref = lambda x, i, y: x + np.stack([y[1], np.zeros(4), y[0]]).astype(np.float32)   # noqa: E731
+    elif cls == "Conv2D":
         ref = lambda x, w: msjit.ops.conv2d(Tensor(x), Tensor(w)).asnumpy()   # noqa: E731
     elif cls == "MaxPool":
         ref = lambda x: x.reshape(1, 2, 2, 2, 2, 2).max((3, 5))   # noqa: E731
