@@ -79,6 +79,10 @@ FORMS = {   # name -> (gradient function, arguments, expected structure)
     "value_and_grad": (lambda: ms.value_and_grad(f, 1), (X, Y), (np.sum(f_np(X, Y)), DY)),
     "get_all": (lambda: ops.GradOperation(get_all=True)(f), (X, Y), (DX, DY)),
     "get_by_list": (lambda: ops.GradOperation(get_by_list=True)(f, ParameterTuple([w])), (X, Y), (DW,)),
+    "get_all_and_by_list": (lambda: ops.GradOperation(get_all=True, get_by_list=True)(f, ParameterTuple([w])),
+                            (X, Y), ((DX, DY), (DW,))),
+    "get_all_sens": (lambda: ops.GradOperation(get_all=True, sens_param=True)(f), (X, Y, np.array(2.0)),
+                     (2 * DX, 2 * DY)),
 }
 
 
