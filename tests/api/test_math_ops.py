@@ -105,6 +105,11 @@ def test_special_values():
     check_api(ops.nan_to_num, [x.astype(np.float32)], np.nan_to_num, modes=())
     for name, ref in (("signbit", np.signbit), ("isposinf", np.isposinf), ("isneginf", np.isneginf)):
         check_api(getattr(ops, name), [np.append(x, -0.0)], ref, modes=())
+    poles = np.array([0.0, -1.0, -3.0], np.float32)
+    check_api(ops.lgamma, [poles], lambda v: np.full(v.shape, np.inf, v.dtype), modes=())
+    check_api(ops.digamma, [poles], lambda v: np.array([-np.inf, np.nan, np.nan], v.dtype), modes=())
+    check_api(ops.lgamma, [np.array([0.999, 1.001, 2.0005], np.float32)],        # near the zeros of lgamma
+              lambda v: _vectorized(math.lgamma, v), modes=(), rtol=1e-5, atol=1e-8)
     reflected = np.array([-0.5, -1.5, -2.3, 0.25], np.float64)
     check_api(ops.lgamma, [reflected], lambda v: _vectorized(math.lgamma, v), modes=(), rtol=1e-10)
     check_api(ops.digamma, [reflected], lambda v: _vectorized(_digamma, v), modes=(), rtol=1e-7)

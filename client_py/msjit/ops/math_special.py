@@ -266,18 +266,31 @@ def _reflected(x):
     return left, _where(left, _sub(_c(1, x), x), x), bind(P.Sin, _mul(x, _c(math.pi, x)))
 
 
-def lgamma(input):
-    """``log|Gamma(x)|``; reflection ``log(pi / |sin(pi x)|) - lgamma(1 - x)`` below 1/2."""
-    x = floating_operand("Lgamma", input)
+def _in_float64(fn, x):
+    """``fn`` evaluated in float64 (the Lanczos sums cancel too much in float32), cast back."""
+    y = fn(_cast(x, D.float64))
+    return _cast(y, x.dtype)
+
+
+def _pole(x):
+    """True at 0, -1, -2, ...: the poles of Gamma."""
+    return bind(P.LogicalAnd, bind(P.LessEqual, x, _c(0, x)), bind(P.Equal, _trunc(x), x))
+
+
+def _lgamma(x):
     left, r, s = _reflected(x)
     right = _lgamma_right(r)
-    mirror = _sub(bind(P.Log, _div(_c(math.pi, x), bind(P.Abs, s))), right)
-    return _where(left, mirror, right)
+    mirror = _sub(bind(P.Log, _div(_c(math.pi, x), bind(P.Abs, _where(_pole(x), _c(1, x), s)))), right)
+    return _where(_pole(x), _c(np.inf, x), _where(left, mirror, right))
 
 
-def digamma(input):
-    """``d/dx log Gamma(x)``: recurrence to x + 10, asymptotic series; reflection below 1/2."""
-    x = floating_operand("Digamma", input)
+def lgamma(input):
+    """``log|Gamma(x)|``; reflection ``log(pi / |sin(pi x)|) - lgamma(1 - x)`` below 1/2, inf at
+    the poles; evaluated in float64."""
+    return _in_float64(_lgamma, floating_operand("Lgamma", input))
+
+
+def _digamma(x):
     left, r, s = _reflected(x)
     shift = _c(0, x)
     for k in range(10):
@@ -288,8 +301,16 @@ def digamma(input):
     for c in (1 / 240, -1 / 252, 1 / 120, -1 / 12):
         series = _add(_mul(series, inv2), _c(c, x))
     right = _sub(_sub(_add(bind(P.Log, y), _mul(series, inv2)), _div(_c(0.5, x), y)), shift)
-    cot = _div(bind(P.Cos, _mul(x, _c(math.pi, x))), s)
-    return _where(left, _sub(right, _mul(cot, _c(math.pi, x))), right)
+    pole = _pole(x)
+    cot = _div(bind(P.Cos, _mul(x, _c(math.pi, x))), _where(pole, _c(1, x), s))
+    at_pole = _where(bind(P.Equal, x, _c(0, x)), _c(-np.inf, x), _c(np.nan, x))     # as MindSpore
+    return _where(pole, at_pole, _where(left, _sub(right, _mul(cot, _c(math.pi, x))), right))
+
+
+def digamma(input):
+    """``d/dx log Gamma(x)``: recurrence to x + 10, asymptotic series; reflection below 1/2; -inf
+    at 0 and NaN at the negative integers; evaluated in float64."""
+    return _in_float64(_digamma, floating_operand("Digamma", input))
 
 
 _ERFINV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
