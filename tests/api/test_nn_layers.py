@@ -430,3 +430,18 @@ def test_forward_hooks_eager_and_graph_mode():
     pre.remove()
     post.remove()
     np.testing.assert_allclose(net(Tensor(x)).asnumpy(), plain, rtol=1e-6)
+
+
+def test_cell_api_mindspore_signatures():
+    net = Net()
+    assert [n for n, _ in net.cells_and_names(name_prefix="m")][:3] == ["m", "m.fc", "m.bn"]
+    seen = {net.fc}
+    assert "fc" not in [n for n, _ in net.cells_and_names(seen)]
+    assert net.cls_name == "Net" and net.recompute() is net and net.add_flags(x=1).get_flags() == {"x": 1}
+    net.set_inputs(Tensor(np.ones((2, 3), np.float32)))
+    assert net.get_inputs()[0].shape == (2, 3)
+    assert list(net.init_parameters_data()) == list(net.parameters_dict())
+    net.insert_param_to_cell("extra_w", Parameter(Tensor(np.ones(1, np.float32))))
+    assert net.extra_w.name == "extra_w"
+    with pytest.raises(KeyError):
+        net.insert_param_to_cell("a.b", Parameter(Tensor(np.ones(1, np.float32))))

@@ -118,21 +118,26 @@ class Cell(metaclass=_CellMeta):
         for p in self.get_parameters(expand=recurse):
             p.name = prefix + (p.name or "")
 
-    def insert_param_to_cell(self, param_name, param):
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"insert_param_to_cell: the parameter name {param_name!r} must not contain '.'")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"insert_param_to_cell: expected a Parameter, got {type(param).__name__}")
         setattr(self, param_name, param)
 
-    def cells_and_names(self, cell_name=""):
-        """(name, cell) for this Cell and every descendant, each once, depth first."""
-        seen = set()
+    def cells_and_names(self, cells=None, name_prefix=""):
+        """(name, cell) for this Cell and every descendant, each once, depth first; ``cells``: a
+        set of Cells already listed (skipped)."""
+        seen = set() if cells is None else cells
 
         def walk(prefix, cell):
-            if id(cell) in seen:
+            if cell in seen:
                 return
-            seen.add(id(cell))
+            seen.add(cell)
             yield prefix, cell
             for name, child in cell._cells.items():
                 yield from walk(f"{prefix}.{name}" if prefix else name, child)
-        yield from walk(cell_name, self)
+        yield from walk(name_prefix, self)
 
     def name_cells(self):
         return OrderedDict(self._cells)
@@ -144,7 +149,7 @@ class Cell(metaclass=_CellMeta):
         """(qualified name, Parameter) of this Cell's Parameters, and its descendants' if
         ``expand``; each Parameter once."""
         seen = set()
-        for prefix, cell in self.cells_and_names(name_prefix):
+        for prefix, cell in self.cells_and_names(name_prefix=name_prefix):
             for name, p in cell._params.items():
                 if id(p) not in seen:
                     seen.add(id(p))
@@ -172,6 +177,32 @@ class Cell(metaclass=_CellMeta):
             cell.__dict__["training"] = bool(mode)
         _bump()
         return self
+
+    @property
+    def cls_name(self):
+        return type(self).__name__
+
+    def set_inputs(self, *inputs, **kwargs):
+        """Declare the input signature (MindSpore's dynamic shapes): kept, shapes stay static here."""
+        self.__dict__["_inputs"] = (inputs, kwargs)
+
+    def get_inputs(self):
+        return self.__dict__.get("_inputs", ((), {}))[0] or None
+
+    def recompute(self, **kwargs):
+        """Activation recomputation hint: the compiler's rematerialization (jit_level O1) decides."""
+        return self
+
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """Parameters are initialized when created: the {name: Parameter} dict."""
+        return self.parameters_dict()
+
+    def add_flags(self, **flags):
+        self.__dict__.setdefault("_flags", {}).update(flags)
+        return self
+
+    def get_flags(self):
+        return dict(self.__dict__.get("_flags", {}))
 
     def set_grad(self, requires_grad=True):
         """Mark this Cell as differentiated (a flag: gradients never depend on it here)."""
