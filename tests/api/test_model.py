@@ -188,3 +188,12 @@ def test_model_of_a_training_cell():
     Model(step).train(1, [(x, y)])
     err = x @ w.T + b - y
     np.testing.assert_allclose(net.weight.asnumpy(), w - 0.05 * 2 * err.T @ x / err.size, rtol=1e-5, atol=1e-6)
+
+
+def test_iterators_run_one_epoch_per_loop():
+    d = ds.NumpySlicesDataset({"a": X[:3, 0], "b": np.arange(3)}, shuffle=False)
+    it = d.create_tuple_iterator(num_epochs=2)
+    assert [[int(r[1].asnumpy()) for r in it] for _ in range(3)] == [[0, 1, 2], [0, 1, 2], []]
+    forever = d.create_dict_iterator()
+    assert [[int(r["b"].asnumpy()) for r in forever] for _ in range(3)] == [[0, 1, 2]] * 3
+    assert [r[0].tolist() for r in d.create_tuple_iterator(columns=["b"], output_numpy=True)] == [0, 1, 2]

@@ -100,18 +100,51 @@ class Dataset:
         return [f"column_{i}" for i in range(len(row or next(iter(self._rows()), ())))]
 
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
+        """Rows as lists of Tensors (numpy arrays with ``output_numpy``), ``columns`` only if given."""
+        names = self.get_col_names() if columns else None
+        where = [names.index(c) for c in columns] if columns else None
         convert = (lambda v: v) if output_numpy else _tensor
-        return ([convert(v) for v in row] for row in self._rows())
+
+        def row_of(row):
+            return [convert(row[i]) for i in where] if where else [convert(v) for v in row]
+        return _Iterator(self, num_epochs, row_of)
 
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+        """Rows as {column name: Tensor} (numpy arrays with ``output_numpy``)."""
         convert = (lambda v: v) if output_numpy else _tensor
-        return ({n: convert(v) for n, v in zip(self._names(row), row)} for row in self._rows())
+        return _Iterator(self, num_epochs, lambda row: {n: convert(v) for n, v in zip(self._names(row), row)})
 
     def __iter__(self):
         return self.create_tuple_iterator()
 
     def __len__(self):
         return self.get_dataset_size()
+
+
+class _Iterator:
+    """One epoch per ``for`` loop over the same iterator, ``num_epochs`` times (-1: no limit),
+    as MindSpore's dataset iterators: ``it = ds.create_tuple_iterator(num_epochs=2)`` then
+    ``for epoch ...: for row in it``."""
+
+    def __init__(self, dataset, num_epochs, convert):
+        self.dataset, self.epochs_left, self.convert = dataset, num_epochs, convert
+        self.rows = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.rows is None:
+            if self.epochs_left == 0:
+                raise StopIteration
+            if self.epochs_left > 0:
+                self.epochs_left -= 1
+            self.rows = self.dataset._rows()
+        try:
+            return self.convert(next(self.rows))
+        except StopIteration:
+            self.rows = None    # the next loop starts the next epoch
+            raise
 
 
 def _tensor(value):
