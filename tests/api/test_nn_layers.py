@@ -445,3 +445,17 @@ def test_cell_api_mindspore_signatures():
     assert net.extra_w.name == "extra_w"
     with pytest.raises(KeyError):
         net.insert_param_to_cell("a.b", Parameter(Tensor(np.ones(1, np.float32))))
+
+
+def test_cells_added_to_attached_containers_get_full_names():
+    net = Net()
+    net.seq.append(nn.Dense(2, 2))
+    net.blocks.insert(0, nn.Dense(2, 2))
+    net.blocks[1] = nn.Dense(2, 2)
+    assert net.seq[2].weight.name == "seq.2.weight"
+    assert net.blocks[0].weight.name == "blocks.0.weight" and net.blocks[1].bias.name == "blocks.1.bias"
+    net.heads["b"] = nn.Dense(2, 1)
+    assert net.heads["b"].weight.name == "heads.b.weight"
+    outer = nn.SequentialCell([net])
+    assert net.seq[2].weight.name == "0.seq.2.weight"
+    outer.append(nn.ReLU())

@@ -71,6 +71,7 @@ class Cell(metaclass=_CellMeta):
         d["training"] = False
         d["requires_grad"] = False
         d["_auto_prefix"] = bool(auto_prefix)
+        d["_param_prefix"] = ""     # "seq.0.": this Cell's place in the Cells it was attached to
         d["_jit_config"] = None
         d["_graph"] = None
         d["_cast_to"] = None
@@ -92,7 +93,7 @@ class Cell(metaclass=_CellMeta):
         elif isinstance(value, Cell):
             d["_cells"][name] = value
             if d["_auto_prefix"]:             # MindSpore's names: "fc.weight", "seq.0.bias"
-                value.update_parameters_name(name + ".")
+                value.update_parameters_name(d["_param_prefix"] + name + ".")
         object.__setattr__(self, name, value)
         if d.get("_ready"):
             _bump()
@@ -117,6 +118,8 @@ class Cell(metaclass=_CellMeta):
             raise TypeError(f"update_parameters_name: prefix must be a str, got {type(prefix).__name__}")
         for p in self.get_parameters(expand=recurse):
             p.name = prefix + (p.name or "")
+        for _, cell in (self.cells_and_names() if recurse else [("", self)]):
+            cell.__dict__["_param_prefix"] = prefix + cell._param_prefix
 
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         if check_name_contain_dot and "." in param_name:

@@ -46,10 +46,16 @@ class _CellSequence(Cell):
             return type(self)(cells[index])
         return cells[self._index(index)]
 
+    def _name(self, cell, index):
+        if self._auto_prefix:
+            cell.update_parameters_name(f"{self._param_prefix}{index}.")
+
     def __setitem__(self, index, cell):
         _check_cell(type(self).__name__, index, cell)
         cells = list(self._cells.values())
-        cells[self._index(index)] = cell
+        index = self._index(index)
+        self._name(cell, index)
+        cells[index] = cell
         self._renumber(cells)
 
     def __delitem__(self, index):
@@ -81,6 +87,7 @@ class _CellSequence(Cell):
         _check_cell(type(self).__name__, index, cell)
         cells = list(self._cells.values())
         cells.insert(index, cell)
+        self._name(cell, cells.index(cell))
         self._renumber(cells)
 
 
