@@ -197,3 +197,19 @@ def test_iterators_run_one_epoch_per_loop():
     forever = d.create_dict_iterator()
     assert [[int(r["b"].asnumpy()) for r in forever] for _ in range(3)] == [[0, 1, 2]] * 3
     assert [r[0].tolist() for r in d.create_tuple_iterator(columns=["b"], output_numpy=True)] == [0, 1, 2]
+
+
+def test_fit_evaluates_every_valid_frequency_epochs():
+    class Seen(Callback):
+        def __init__(self):
+            self.results = []
+
+        def on_train_epoch_end(self, run_context):
+            self.results.append(run_context.original_args().eval_results)
+    net, model = regression(metrics={"mae"})
+    seen = Seen()
+    model.fit(4, batches(), batches(6), valid_frequency=2, callbacks=seen)
+    assert seen.results[0] is None and seen.results[2] is seen.results[1]   # (the latest evaluation)
+    pred = net(Tensor(X)).asnumpy()
+    assert seen.results[3] == {"mae": pytest.approx(np.mean(np.abs(pred - Y)), rel=1e-5)}
+    assert seen.results[1]["mae"] > seen.results[3]["mae"]

@@ -42,14 +42,29 @@ class Model:
 
     def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
         """Run ``epoch`` passes over ``train_dataset``, one optimizer step per batch."""
+        self._train(epoch, train_dataset, _callbacks(callbacks), initial_epoch)
+
+    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None, dataset_sink_mode=False,
+            valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
+        """``train``, evaluating on ``valid_dataset`` after every ``valid_frequency`` epochs (the
+        results in the callbacks' ``run_context.original_args().eval_results``)."""
+        callbacks = _callbacks(callbacks)
+
+        def validate(context):
+            params = context.original_args()
+            if valid_dataset is not None and (params.cur_epoch_num - initial_epoch) % valid_frequency == 0:
+                params.eval_results = self.eval(valid_dataset, callbacks)
+                self.train_network.set_train(True)
+        self._train(epoch, train_dataset, callbacks, initial_epoch, validate)
+
+    def _train(self, epoch, train_dataset, callbacks, initial_epoch, after_epoch=None):
         if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 1:
             raise ValueError(f"Model.train: epoch must be an int >= 1, got {epoch!r}")
         net = self.train_network
         net.set_train(True)
-        callbacks = _callbacks(callbacks)
         params = cb_params(train_network=net, network=self.network, epoch_num=epoch, batch_num=_size(train_dataset),
                            cur_epoch_num=initial_epoch, cur_step_num=0, net_outputs=None, optimizer=self.optimizer,
-                           loss_fn=self.loss_fn, train_dataset=train_dataset, mode="train")
+                           loss_fn=self.loss_fn, train_dataset=train_dataset, mode="train", eval_results=None)
         context = RunContext(params)
         _fire(callbacks, "on_train_begin", context)
         for e in range(initial_epoch, epoch):
@@ -62,6 +77,8 @@ class Model:
                 _fire(callbacks, "on_train_step_end", context)
                 if context.get_stop_requested():
                     break
+            if after_epoch is not None:
+                after_epoch(context)
             _fire(callbacks, "on_train_epoch_end", context)
             if context.get_stop_requested():
                 break
