@@ -217,6 +217,10 @@ def test_layer_norm_and_group_norm():
     g, b = w(ln.gamma), w(ln.beta)
     check_api(ln, [x], as_input(lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-7)
                                 * g + b), grad=True, rtol=1e-4, atol=1e-5)
+    wide = nn.LayerNorm((3,), begin_norm_axis=1, gamma_init="normal")   # normalize over (4, 3), scale over 3
+    wg = w(wide.gamma)
+    check_api(wide, [x], as_input(lambda x: (x - x.mean((1, 2), keepdims=True))
+                                  / np.sqrt(x.var((1, 2), keepdims=True) + 1e-7) * wg), grad=True, rtol=1e-4, atol=1e-5)
     gn = nn.GroupNorm(2, 4, gamma_init="normal", beta_init="normal")
     assert [n for n, _ in gn.parameters_and_names()] == ["gamma", "beta"]
     gg, gb = w(gn.gamma), w(gn.beta)

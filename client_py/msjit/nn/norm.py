@@ -56,18 +56,31 @@ class BatchNorm2d(_BatchNorm):
 
 class LayerNorm(Cell):
     """``LayerNorm(normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init="ones",
-    beta_init="zeros", epsilon=1e-7)`` over the trailing ``normalized_shape`` dims."""
+    beta_init="zeros", epsilon=1e-7)``: normalize over the axes from ``begin_norm_axis`` on, then
+    ``* gamma + beta`` (of shape ``normalized_shape``, the dims from ``begin_params_axis`` on)."""
 
     def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init="ones",
                  beta_init="zeros", epsilon=1e-7, dtype=D.float32):
         super().__init__()
+        if not isinstance(normalized_shape, (tuple, list)):
+            raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list, got {normalized_shape!r}")
         self.normalized_shape = tuple(normalized_shape)
-        self.epsilon = epsilon
+        self.begin_norm_axis, self.begin_params_axis, self.epsilon = begin_norm_axis, begin_params_axis, epsilon
         self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype), "gamma")
         self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), "beta")
 
     def construct(self, x):
-        return ops.layer_norm(x, self.normalized_shape, self.gamma, self.beta, self.epsilon)
+        if self.begin_norm_axis == -1 and len(self.normalized_shape) == 1:
+            return ops.layer_norm(x, self.normalized_shape, self.gamma, self.beta, self.epsilon)
+        axes = tuple(range(self.begin_norm_axis % x.ndim, x.ndim))
+        if x.shape[self.begin_params_axis % x.ndim:] != self.normalized_shape:
+            raise ValueError(f"LayerNorm: normalized_shape {self.normalized_shape} does not match the dims of the "
+                             f"input of shape {x.shape} from begin_params_axis {self.begin_params_axis}")
+        y = ops.nn_ops.normalize_over(x, axes, self.epsilon)
+        return ops.add(ops.mul(y, ops.cast(self.gamma, y.dtype)), ops.cast(self.beta, y.dtype))
+
+    def extend_repr(self):
+        return f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}"
 
 
 class GroupNorm(Cell):

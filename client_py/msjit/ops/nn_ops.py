@@ -149,7 +149,9 @@ def log_softmax(logits, axis=-1):
     return sub(shifted, log(sum(exp(shifted), axes, keepdim=True)))
 
 
-def _normalized(x, axes, eps):
+def normalize_over(x, axes, eps):
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` (biased variance)."""
+    x = floating_operand("LayerNorm", x)
     m = mean(x, axes, keep_dims=True)
     centered = sub(x, m)
     return mul(centered, rsqrt(add(mean(square(centered), axes, keep_dims=True), eps)))
@@ -162,7 +164,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if not shape or x.shape[x.ndim - len(shape):] != shape:
         raise ValueError(f"LayerNorm: normalized_shape {shape} does not match the trailing dims of "
                          f"the input of shape {x.shape}")
-    y = _normalized(x, tuple(range(x.ndim - len(shape), x.ndim)), eps)
+    y = normalize_over(x, tuple(range(x.ndim - len(shape), x.ndim)), eps)
     if weight is not None:
         y = mul(y, cast(weight, x.dtype))
     return y if bias is None else add(y, cast(bias, x.dtype))
@@ -175,7 +177,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if x.ndim < 2 or x.shape[1] % num_groups:
         raise ValueError(f"GroupNorm: the channels (axis 1) of the input of shape {x.shape} must be "
                          f"divisible by num_groups {num_groups}")
-    y = reshape(_normalized(reshape(x, (x.shape[0], num_groups, -1)), (2,), eps), x.shape)
+    y = reshape(normalize_over(reshape(x, (x.shape[0], num_groups, -1)), (2,), eps), x.shape)
     channel = (1, -1) + (1,) * (x.ndim - 2)
     if weight is not None:
         y = mul(y, reshape(cast(weight, x.dtype), channel))
