@@ -11,6 +11,7 @@ from .cell import Cell
 
 
 class _Pool2d(Cell):
+    """Shared by the pools: sizes, ``pad_mode`` and the explicit padding of an input."""
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, data_format="NCHW"):
         super().__init__()
