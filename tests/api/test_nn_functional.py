@@ -131,6 +131,21 @@ def nearest_ref(x, scale_factor):
     return x
 
 
+def linear_ref(x, size, align_corners=False):
+    """Separable linear resize of the axes after (N, C), one output sample at a time."""
+    for k, out in enumerate(size):
+        axis, n = 2 + k, x.shape[2 + k]
+        samples = []
+        for i in range(out):
+            src = i * (n - 1) / (out - 1) if align_corners else max((i + 0.5) * n / out - 0.5, 0.0)
+            lo = min(int(np.floor(src)), n - 1)
+            hi = min(lo + 1, n - 1)
+            a, b = np.take(x, lo, axis), np.take(x, hi, axis)
+            samples.append(a + (b - a) * (src - lo))
+        x = np.stack(samples, axis)
+    return x
+
+
 def _nchw(rng, ndim=4, c=None):
     s = shape(rng, ndim, 1, 4)
     return s[:1] + ((c,) if c else s[1:2]) + tuple(d + 2 for d in s[2:])
@@ -173,6 +188,13 @@ def _cases():
         "pad_replicate": (ops.pad, lambda r: (array(r, (2, 3, 4)), (2, 3)), pad_ref, {"mode": "replicate"}, True),
         "pad_circular": (ops.pad, lambda r: (array(r, (2, 3, 4)), (3, 1)), pad_ref, {"mode": "circular"}, True),
         "interpolate": (ops.interpolate, lambda r: (array(r, _nchw(r)),), nearest_ref, {"scale_factor": 2}, True),
+        "interpolate_bilinear": (ops.interpolate, lambda r: (array(r, (1, 2, 3, 4)),),
+                                 lambda x, size, mode: linear_ref(x, size), {"size": (5, 3), "mode": "bilinear"}, True),
+        "interpolate_bilinear_corners": (ops.interpolate, lambda r: (array(r, (2, 1, 4, 3)),),
+                                         lambda x, size, mode, align_corners: linear_ref(x, size, True),
+                                         {"size": (6, 5), "mode": "bilinear", "align_corners": True}, True),
+        "interpolate_linear": (ops.interpolate, lambda r: (array(r, (2, 3, 5)),),
+                               lambda x, size, mode: linear_ref(x, (size,)), {"size": 8, "mode": "linear"}, True),
         "interpolate_size": (ops.interpolate, lambda r: (array(r, (1, 2, 3, 2)),),
                              lambda x, size: nearest_ref(x, 2)[:, :, :, :], {"size": (6, 4)}, True),
     }
@@ -237,8 +259,10 @@ def test_argument_errors():
         ops.pad(x, (3, 0), mode="reflect")
     with pytest.raises(ValueError, match="even"):
         ops.pad(x, (1, 1, 1))
-    with pytest.raises(ValueError, match="nearest"):
-        ops.interpolate(x, scale_factor=2, mode="bilinear")
+    with pytest.raises(ValueError, match="mode"):
+        ops.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(ValueError, match="rank"):
+        ops.interpolate(x, size=4, mode="linear")
     with pytest.raises(ValueError, match="rank"):
         ops.max_pool1d(x, 2)
     with pytest.raises(ValueError, match="output_size"):

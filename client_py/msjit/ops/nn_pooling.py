@@ -13,7 +13,7 @@ from .. import dtype as D
 from . import prims as P
 from ..core import bind
 from .array_ops import concat, full, gather, getitem
-from .functional import add, div, matmul, maximum, reshape, transpose
+from .functional import add, div, matmul, maximum, mul, reshape, sub, transpose
 from .operands import floating_operand, operand
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate"]
@@ -190,16 +190,37 @@ def pad_axes(x, widths, mode="constant", value=None):
     return x
 
 
+_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def _linear_axis(x, axis, out, scale, align_corners):
+    """Linear interpolation of ``axis`` to ``out`` samples: two Gathers and a lerp with
+    constant weights (source ``(i + 0.5) * scale - 0.5``, or the corners aligned)."""
+    n = x.shape[axis]
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    else:
+        src = np.maximum((dst + 0.5) * scale - 0.5, 0.0)
+    lo = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    hi = np.minimum(lo + 1, n - 1)
+    weight = (src - lo).astype(x.dtype.np).reshape([-1 if i == axis else 1 for i in range(x.ndim)])
+    a = gather(x, lo, axis)
+    return add(a, mul(sub(gather(x, hi, axis), a), weight))
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None):
-    """Resize the spatial axes (all but N, C) with ``mode="nearest"``: output index ``i`` reads
-    input index ``floor(i * in / out)`` (a Gather per axis)."""
-    if mode != "nearest":
-        raise ValueError(f"interpolate: only mode='nearest' is supported, got {mode!r}")
-    if align_corners:
+    """Resize the spatial axes (all but N, C). "nearest": output index ``i`` reads input index
+    ``floor(i * scale)``; "linear" / "bilinear" / "trilinear" (3-, 4-, 5-D input) interpolate
+    each axis linearly (``align_corners``: the corner samples coincide). ``scale`` is
+    ``in / out``, or ``1 / scale_factor`` unless ``recompute_scale_factor``."""
+    if mode != "nearest" and mode not in _LINEAR_MODES:
+        raise ValueError(f"interpolate: mode must be 'nearest' or one of {', '.join(_LINEAR_MODES)}, got {mode!r}")
+    if align_corners and mode == "nearest":
         raise ValueError("interpolate: align_corners is not supported for mode 'nearest'")
     x = operand("interpolate", input)
-    _check_ndim("interpolate", x, (3, 4, 5))
+    _check_ndim("interpolate", x, (_LINEAR_MODES[mode],) if mode in _LINEAR_MODES else (3, 4, 5))
     spatial = x.shape[2:]
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: exactly one of size and scale_factor must be given")
@@ -212,7 +233,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scales = [n / o if recompute_scale_factor else 1.0 / f for n, o, f in zip(spatial, out, factors)]
     if len(out) != len(spatial):
         raise ValueError(f"interpolate: size {out} must have {len(spatial)} entries for input shape {x.shape}")
+    if mode != "nearest":
+        x = floating_operand("interpolate", x)
     for k, (n, o, s) in enumerate(zip(spatial, out, scales)):
-        if o != n:
+        if mode != "nearest":
+            x = _linear_axis(x, 2 + k, o, s, bool(align_corners)) if (o != n or align_corners) else x
+        elif o != n:
             x = gather(x, np.minimum(np.floor(np.arange(o) * s).astype(np.int64), n - 1), 2 + k)
     return x
