@@ -463,3 +463,29 @@ def test_cells_added_to_attached_containers_get_full_names():
     outer = nn.SequentialCell([net])
     assert net.seq[2].weight.name == "0.seq.2.weight"
     outer.append(nn.ReLU())
+
+
+@pytest.mark.parametrize("cls, args, np_widths, np_mode", [
+    (nn.ConstantPad1d, (2, 0.5), ((0, 0), (0, 0), (2, 2)), "constant"),
+    (nn.ConstantPad2d, ((1, 0, 2, 1), -1.0), ((0, 0), (2, 1), (1, 0)), "constant"),
+    (nn.ZeroPad2d, (1,), ((0, 0), (1, 1), (1, 1)), "constant"),
+    (nn.ReflectionPad1d, ((1, 2),), ((0, 0), (0, 0), (1, 2)), "reflect"),
+    (nn.ReflectionPad2d, (1,), ((0, 0), (1, 1), (1, 1)), "reflect"),
+    (nn.ReplicationPad1d, ((3, 1),), ((0, 0), (0, 0), (3, 1)), "edge"),
+    (nn.ReplicationPad2d, ((1, 0, 2, 0),), ((0, 0), (2, 0), (1, 0)), "edge"),
+])
+def test_padding_cells(cls, args, np_widths, np_mode):
+    rng = _seed(cls.__name__)
+    x = array(rng, (2, 3, 4))
+    value = args[1] if len(args) > 1 else 0
+    extra = {"constant_values": value} if np_mode == "constant" else {}
+    check_api(cls(*args), [x], lambda x: np.pad(x, np_widths, np_mode, **extra), grad=True)
+
+
+def test_upsample():
+    rng = _seed("upsample")
+    x = array(rng, (1, 2, 3, 2))
+    check_api(nn.Upsample(scale_factor=2.0, recompute_scale_factor=True), [x],
+              lambda x: x.repeat(2, 2).repeat(2, 3))
+    up = nn.Upsample(size=(5, 4), mode="bilinear", align_corners=True)
+    assert up(Tensor(x)).shape == (1, 2, 5, 4)
