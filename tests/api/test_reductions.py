@@ -142,6 +142,9 @@ def test_integer_and_bool_inputs():
     check_api(ops.any, [b], lambda v, axis, keep_dims: np.any(v, axis, keepdims=True),
               kwargs={"axis": axis, "keep_dims": True})
     check_api(ops.all, [x], lambda v: np.all(v))
+    check_api(ops.sum, [x], lambda v, dim: np.sum(v, dim, dtype=np.int64), kwargs={"dim": axis})   # int64, as MindSpore
+    check_api(ops.sum, [b], lambda v: np.sum(v, dtype=np.int64))
+    check_api(ops.mean, [x], lambda v, axis: np.trunc(np.mean(v, axis)).astype(np.int32), kwargs={"axis": axis})
     check_api(ops.cumprod, [x], lambda v, dim: np.cumprod(v, dim, dtype=np.int64), kwargs={"dim": axis})
     check_api(ops.any, [x.astype(np.float32)], lambda v: np.any(v))
 

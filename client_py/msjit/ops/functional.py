@@ -170,17 +170,27 @@ amin = _reduction("amin", P.ReduceMin)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
-    """Sum over ``dim`` (int, tuple or None = all); keeps the input dtype unless ``dtype`` is given."""
+    """Sum over ``dim`` (int, tuple or None = all); integer and bool inputs sum as int64 (as
+    MindSpore), other inputs keep their dtype, unless ``dtype`` is given."""
     x = operand("ReduceSum", input)
     if dtype is not None:
         x = cast(x, dtype)
+    elif not x.dtype.is_floating and x.dtype is not D.int64:
+        x = bind(P.Cast, x, to=D.int64)
     return bind(P.ReduceSum, x, axes=normalize_axes("ReduceSum", dim, x.ndim), keep_dims=bool(keepdim))
 
 
 def mean(x, axis=None, keep_dims=False):
-    """Mean over ``axis``; integer inputs are averaged as float32."""
-    x = floating_operand("ReduceMean", x)
-    return bind(P.ReduceMean, x, axes=normalize_axes("ReduceMean", axis, x.ndim), keep_dims=bool(keep_dims))
+    """Mean over ``axis``; an integer input's mean is taken in float64 and truncated back to its
+    dtype (as MindSpore: the mean of an int32 tensor is int32)."""
+    t = operand("ReduceMean", x)
+    if t.dtype.is_floating:
+        return bind(P.ReduceMean, t, axes=normalize_axes("ReduceMean", axis, t.ndim), keep_dims=bool(keep_dims))
+    if t.dtype is D.bool_:
+        raise TypeError("ReduceMean: unsupported reduce operation for bool")
+    m = bind(P.ReduceMean, bind(P.Cast, t, to=D.float64), axes=normalize_axes("ReduceMean", axis, t.ndim),
+             keep_dims=bool(keep_dims))
+    return bind(P.Cast, m, to=t.dtype)
 
 
 def reshape(x, shape):
