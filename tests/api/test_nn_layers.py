@@ -17,11 +17,16 @@ def _seed(name):
     return np.random.default_rng(sum(map(ord, name)))
 
 
+def _cast(v, dtype):
+    return type(v)(_cast(i, dtype) for i in v) if isinstance(v, tuple) else np.asarray(v).astype(dtype)
+
+
 def as_input(ref):
+    """A reference computed in float64, its results (nested tuples too) in the input's dtype."""
     def wrapped(*args, **kwargs):
         dtype = args[0].dtype if args[0].dtype.kind == "f" else np.float32
         args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
-        return np.asarray(ref(*args, **kwargs)).astype(dtype)
+        return _cast(ref(*args, **kwargs), dtype)
     return wrapped
 
 
@@ -489,3 +494,88 @@ def test_upsample():
               lambda x: x.repeat(2, 2).repeat(2, 3))
     up = nn.Upsample(size=(5, 4), mode="bilinear", align_corners=True)
     assert up(Tensor(x)).shape == (1, 2, 5, 4)
+
+
+# ---- recurrent layers -------------------------------------------------------------------------
+def _sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def rnn_ref(cell, kind, x, h0=None, c0=None):
+    """numpy RNN/GRU/LSTM over (T, B, I) (or batch first), all layers and directions."""
+    p = {n: w(q) for n, q in cell.parameters_and_names()}
+    x = x.transpose(1, 0, 2) if cell.batch_first else x
+    dirs, hid = cell.num_directions, cell.hidden_size
+    shape = (cell.num_layers * dirs, x.shape[1], hid)
+    h0 = np.zeros(shape) if h0 is None else h0
+    c0 = np.zeros(shape) if c0 is None else c0
+    hs, cs = [], []
+    for layer in range(cell.num_layers):
+        outs = []
+        for d in range(dirs):
+            sfx = f"l{layer}" + ("_reverse" if d else "")
+            h, c = h0[layer * dirs + d], c0[layer * dirs + d]
+            seq = [None] * len(x)
+            for t in (reversed(range(len(x))) if d else range(len(x))):
+                gx = x[t] @ p["weight_ih_" + sfx].T + p["bias_ih_" + sfx]
+                gh = h @ p["weight_hh_" + sfx].T + p["bias_hh_" + sfx]
+                if kind == "LSTM":
+                    i, f, g, o = np.split(gx + gh, 4, -1)
+                    c = _sig(f) * c + _sig(i) * np.tanh(g)
+                    h = _sig(o) * np.tanh(c)
+                elif kind == "GRU":
+                    (xr, xz, xn), (hr, hz, hn) = np.split(gx, 3, -1), np.split(gh, 3, -1)
+                    r, z = _sig(xr + hr), _sig(xz + hz)
+                    n = np.tanh(xn + r * hn)
+                    h = (1 - z) * n + z * h
+                else:
+                    h = np.tanh(gx + gh)
+                seq[t] = h
+            outs.append(np.stack(seq))
+            hs.append(h)
+            cs.append(c)
+        x = np.concatenate(outs, -1)
+    out = x.transpose(1, 0, 2) if cell.batch_first else x
+    return (out, (np.stack(hs), np.stack(cs))) if kind == "LSTM" else (out, np.stack(hs))
+
+
+@pytest.mark.parametrize("kind, kwargs", [
+    ("LSTM", {"num_layers": 2, "bidirectional": True, "batch_first": True}),
+    ("LSTM", {}),
+    ("GRU", {"num_layers": 2}),
+    ("GRU", {"bidirectional": True, "batch_first": True}),
+    ("RNN", {"num_layers": 2, "bidirectional": True}),
+])
+def test_recurrent_layers(kind, kwargs):
+    rng = _seed(kind + str(kwargs))
+    cell = getattr(nn, kind)(3, 4, **kwargs)
+    x = array(rng, (2, 5, 3), low=-1, high=1)
+    check_api(cell, [x], as_input(lambda x: rnn_ref(cell, kind, x)), rtol=1e-4, atol=1e-5)
+
+    def output_only(x):
+        return cell(x)[0]
+    check_api(output_only, [x[:, :3]], None, modes=(), grad=True)
+
+
+def test_recurrent_initial_state_seq_length_and_names():
+    rng = _seed("rnn state")
+    lstm = nn.LSTM(3, 4, batch_first=True)
+    assert [n for n, _ in lstm.parameters_and_names()] == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0",
+                                                           "bias_hh_l0"]
+    assert lstm.weight_ih_l0.shape == (16, 3) and np.abs(lstm.weight_hh_l0.asnumpy()).max() <= 0.5
+    x, h0, c0 = array(rng, (2, 4, 3)), array(rng, (1, 2, 4)), array(rng, (1, 2, 4))
+    out, (h, c) = lstm(Tensor(x), (Tensor(h0), Tensor(c0)))
+    want_out, (want_h, want_c) = rnn_ref(lstm, "LSTM", x, h0, c0)
+    for got, want in ((out, want_out), (h, want_h), (c, want_c)):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4, atol=1e-5)
+    # seq_length: outputs past each sequence's end are zeros, the state is the one at its end
+    gru = nn.GRU(3, 4, batch_first=True)
+    out, h = gru(Tensor(x), None, Tensor(np.array([4, 2], np.int32)))
+    full, _ = rnn_ref(gru, "GRU", x)
+    short, short_h = rnn_ref(gru, "GRU", x[1:, :2])
+    np.testing.assert_allclose(out.asnumpy()[0], full[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.asnumpy()[1, :2], short[0], rtol=1e-4, atol=1e-5)
+    assert not out.asnumpy()[1, 2:].any()
+    np.testing.assert_allclose(h.asnumpy()[0, 1], short_h[0, 0], rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="nonlinearity"):
+        nn.RNN(3, 4, nonlinearity="gelu")
