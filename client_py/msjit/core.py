@@ -139,11 +139,17 @@ class Tracer(TensorMixin):
     def __index__(self):
         self._concrete("use as an index")
 
+    # Shapes are static under capture, so len() and iteration over rows are known (as in
+    # MindSpore's graph mode); a 0-d tensor has neither, as in eager.
     def __len__(self):
-        self._concrete("len()")
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
 
     def __iter__(self):
-        self._concrete("iteration")
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
 
     def __array__(self, dtype=None):
         self._concrete("conversion to a numpy array")

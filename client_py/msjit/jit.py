@@ -136,6 +136,7 @@ class JitFunction:
         self._fast = _no_fast       # FastCall of the entry used last, when it has one
         self._last_key = None       # guard of the entry used last (recompile reasons)
         self._fallback = False
+        self._by_keywords = {}      # names of Tensor keyword arguments -> JitFunction taking them positionally
 
     @property
     def _msjit_source_fn(self):  # capture inlines a jitted function called from another one
@@ -155,6 +156,10 @@ class JitFunction:
         if bytecode and context.is_graph_mode():   # the spec: the decoration is invalid there
             return self.fn(*args, **kwargs)
         args, kwargs = self._normalize(args, kwargs)
+        tensor_keywords = tuple(k for k, v in kwargs.items() if isinstance(v, Tensor))
+        if tensor_keywords:   # (fn(*args, **kwargs) forwarding Tensors by keyword)
+            rest = {k: v for k, v in kwargs.items() if k not in tensor_keywords}
+            return self._keywords_as_positional(tensor_keywords)(*args, *(kwargs[k] for k in tensor_keywords), **rest)
         key = _guard_key(args, kwargs)
         entry = self._cache.get(key)
         if entry is None or entry.stale():
@@ -171,6 +176,22 @@ class JitFunction:
         self._last_key = key
         self._fast = entry.fast or _no_fast
         return entry(args, kwargs)
+
+    def _keywords_as_positional(self, names):
+        """The same function taking the Tensor keyword arguments ``names`` positionally after the
+        others (graph inputs are positional); it shares this function's statistics."""
+        jitted = self._by_keywords.get(names)
+        if jitted is None:
+            fn, count = self.fn, len(names)
+
+            def call_with_keywords(*args, **kwargs):
+                keywords = dict(zip(names, args[-count:]))
+                keywords.update(kwargs)
+                return fn(*args[:-count], **keywords)
+            call_with_keywords.__qualname__ = self.__qualname__
+            jitted = self._by_keywords[names] = JitFunction(call_with_keywords, self.config)
+            jitted.stats = self.stats
+        return jitted
 
     def _normalize(self, args, kwargs):
         """Keyword arguments become positional where the signature allows (one guard key per call

@@ -234,7 +234,7 @@ def loop_constant_count(x, n):
 
 def loop_over_tensor_rows(x):
     total = x[0] * 0.0
-    for k, row in enumerate(x):  # <rows>
+    for k, row in enumerate(x):
         total = total + row * (k + 1)
     return total
 
@@ -696,7 +696,7 @@ def walrus(x):
 
 
 def len_of_tensor(x):
-    n = len(x)  # <len_of_tensor>
+    n = len(x)
     return x * n
 
 
@@ -796,9 +796,9 @@ CORPUS = [
     Case(loop_for_else, ONE, SAME),
     Case(loop_while_constant, ONE, SAME),
     Case(loop_constant_count, [(POS, 1), (NEG, 3), (MIX, 3), (SMALL, 0)], SAME, compiles=2),  # n=0: x itself, no graph
-    Case(loop_over_tensor_rows, [(X2,), (-X2,)], SAME, trace_error="rows", bytecode_error=None),
-    # len() of a tensor is its static first dimension for ast; trace refuses it (see the report)
-    Case(len_of_tensor, [(POS,), (X2,)], SAME, trace_error="len_of_tensor", bytecode_error=None),
+    # len() of a tensor and its rows are known from its static shape, in every capture mode
+    Case(loop_over_tensor_rows, [(X2,), (-X2,)], SAME, bytecode_error=None),
+    Case(len_of_tensor, [(POS,), (X2,)], SAME, bytecode_error=None),
     Case(loop_shape_range, [(X2,), (-X2,), (np.concatenate([X2, X2]),)], SAME),
     # conditions on tensors
     Case(tif_simple, ONE, SAME, trace_error="tif_simple"),

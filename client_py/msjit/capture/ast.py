@@ -38,6 +38,8 @@ from .callables import (ITERATING, STRUCTURAL, callable_name, in_collection as _
                         is_library, records_nodes, rows, structural_method)
 from .control import BREAK, CONTINUE, MAX_UNROLL, Branches, OneBranch, merge_values, predicate
 from ..core import Tracer
+from ..ops.index_update import updated
+from ..parameter import Parameter
 from .graph import GraphBuilder, contains_tracer
 
 _BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
@@ -47,7 +49,7 @@ _BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult:
            ast.RShift: (">>", operator.rshift), ast.BitOr: ("|", operator.or_),
            ast.BitXor: ("^", operator.xor), ast.BitAnd: ("&", operator.and_)}
 _TENSOR_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow,  # those tensors define
-                  ast.BitAnd, ast.BitOr)
+                  ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor)
 _UNARYOPS = {ast.USub: ("-", operator.neg), ast.UAdd: ("+", operator.pos),
              ast.Not: ("not", operator.not_), ast.Invert: ("~", operator.invert)}
 _TENSOR_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -68,7 +70,6 @@ _DESCRIPTIONS = {
     ast.Yield: "'yield'", ast.YieldFrom: "'yield from'", ast.Await: "'await'",
     ast.NamedExpr: "assignment expression (:=)", ast.JoinedStr: "f-string",
     ast.Match: "'match' statement", ast.Attribute: "assignment to an attribute",
-    ast.Subscript: "assignment to a subscript (in-place update)",
 }
 
 
@@ -329,6 +330,10 @@ class _Interpreter:
             self._assign(node.target, self._visit(node.value))
 
     def visit_AugAssign(self, node):
+        if isinstance(node.target, ast.Subscript):   # x[i] += v: read, combine, write back
+            container, index = self._visit(node.target.value), self._visit(node.target.slice)
+            value = self._binop(node.op, container[index], self._visit(node.value), node)
+            return self._store_item(node.target, container, index, value)
         if not isinstance(node.target, ast.Name):
             raise self._unsupported(node.target, _describe(node.target))
         current = self._load(node.target.id)
@@ -358,8 +363,31 @@ class _Interpreter:
                 elts = elts[:star] + [elts[star].value] + elts[star + 1:]
             for t, v in zip(elts, values):
                 self._assign(t, v)
+        elif isinstance(target, ast.Subscript):
+            self._store_item(target, self._visit(target.value), self._visit(target.slice), value)
         else:
             raise self._unsupported(target, _describe(target))
+
+    def _store_item(self, target, container, index, value):
+        """``container[index] = value``. A tensor named by a local is updated functionally and the
+        name rebound where an in-place update would be wrong: inside a branch of a tensor condition
+        (both branches are captured) or for a constant tensor (it becomes a graph value). Otherwise
+        the update is in place (a Tracer is rebound, a Parameter assigned), so aliases see it."""
+        if isinstance(container, TensorMixin):
+            functional = isinstance(target.value, ast.Name) and not isinstance(container, Parameter) and (
+                type(container) is not Tracer or self.branches.depth > 0)
+            if functional:
+                self.frame.locals[target.value.id] = updated(container, index, value)
+            else:
+                container[index] = value
+            return
+        if contains_tracer(index):
+            raise self._unsupported(target, "indexing a Python container with a tensor")
+        if self.branches.mutates_inplace(container):
+            raise self._unsupported(target, f"changing {type(container).__name__} items in place inside a "
+                                    "branch of a condition on a tensor value (a side effect: jit captures "
+                                    "both branches)")
+        container[index] = value
 
     # -- expressions ----------------------------------------------------------------------
     def visit_Constant(self, node):
@@ -454,7 +482,7 @@ class _Interpreter:
         value = self._visit(node.operand)
         if type(value) is Tracer and isinstance(node.op, ast.Not):
             return ops.logical_not(predicate(value))
-        if type(value) is Tracer and not isinstance(node.op, (ast.USub, ast.Invert)):
+        if type(value) is Tracer and not isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
             raise self._unsupported(node, f"operator '{symbol}' on a tensor")
         return fn(value)
 

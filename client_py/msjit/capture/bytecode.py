@@ -26,6 +26,7 @@ from ..tensor import Tensor
 from .callables import (ITERATING, MUTATING_METHODS, callable_name, in_collection, is_constant_callable,
                         is_library, records_nodes)
 from ..core import Tracer
+from ..parameter import Parameter
 from .graph import AttributeView, CellView, contains_tracer
 from .segments import SeqIter
 
@@ -474,7 +475,9 @@ class _Interpreter:
 
     def op_STORE_SUBSCR(self, f, ins):
         index, container, value = f.stack[-1], f.stack[-2], f.stack[-3]
-        if id(container) not in self.created:
+        # A tensor under capture is rebound to its updated value and a Parameter assigned: both are
+        # graph updates, not side effects (a constant tensor from outside stays one).
+        if id(container) not in self.created and not (type(container) is Tracer or isinstance(container, Parameter)):
             if contains_tracer(value):
                 raise self._need("storing a tensor under capture in a container from outside the function")
             self.session.side_effect(self._where(), "assignment to a subscript of a container from outside "
