@@ -190,7 +190,10 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "Einsum": (lambda *xs, equation: _o("einsum")(equation, *xs), {"equation": None}),
     "MatMul": (lambda x, y, **t: _ops.functional.batch_matmul(x, y, **t), _TRANSPOSE),
     "BatchMatMul": (lambda x, y, **t: _ops.functional.batch_matmul(x, y, name="BatchMatMul", **t), _TRANSPOSE),
-    "ReduceSum": (_reduce("sum"), {"keep_dims": False, "skip_mode": False}),
+    # The primitive keeps an integer input's dtype (ops.sum widens it to int64), as MindSpore's.
+    "ReduceSum": (lambda x, axis=(), *, keep_dims, **_: _o("sum")(x, None if axis == () else axis, keep_dims,
+                                                               dtype=x.dtype),
+                  {"keep_dims": False, "skip_mode": False}),
     "ReduceMean": (_reduce("mean"), _KD), "ReduceMax": (_reduce("amax"), _KD),
     "ReduceMin": (_reduce("amin"), _KD), "ReduceProd": (_reduce("prod"), _KD),
     "ReduceAll": (_reduce("all"), _KD), "ReduceAny": (_reduce("any"), _KD),

@@ -144,18 +144,6 @@ class _Methods:
         setitem(self, index, value)
 
     # -- math with a method signature of its own ---------------------------------------------------
-    def sum(self, axis=None, keepdims=False):
-        return ops.sum(self, axis, keepdims)
-
-    def mean(self, axis=None, keep_dims=False):
-        return ops.mean(self, axis, keep_dims)
-
-    def max(self, axis=None, keepdims=False):
-        return ops.amax(self, axis, keepdims)
-
-    def min(self, axis=None, keepdims=False):
-        return ops.amin(self, axis, keepdims)
-
     def pow(self, exponent):
         return ops.pow(self, exponent)
 
