@@ -579,3 +579,10 @@ def test_recurrent_initial_state_seq_length_and_names():
     np.testing.assert_allclose(h.asnumpy()[0, 1], short_h[0, 0], rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="nonlinearity"):
         nn.RNN(3, 4, nonlinearity="gelu")
+
+
+def test_one_hot():
+    ids = np.array([[0, 5], [-1, 2]], np.int32)      # out of range: all off_value
+    check_api(nn.OneHot(depth=3), [ids], lambda i: (i[..., None] == np.arange(3)).astype(np.float32))
+    check_api(nn.OneHot(axis=0, depth=3, on_value=2.0, off_value=-1.0), [ids[1]],
+              lambda i: np.where(np.arange(3)[:, None] == i, 2.0, -1.0).astype(np.float32))

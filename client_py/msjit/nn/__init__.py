@@ -7,7 +7,7 @@ from .learning_rate_schedule import *  # noqa: F401,F403
 from .cell import Cell
 from .container import CellDict, CellList, SequentialCell
 from .conv import Conv1d, Conv2d, Conv2dTranspose
-from .layers import Dense, Dropout, Embedding, Flatten, Identity, Pad
+from .layers import Dense, Dropout, Embedding, Flatten, Identity, OneHot, Pad
 from .loss import *  # noqa: F401,F403
 from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .optim import *  # noqa: F401,F403
@@ -17,7 +17,7 @@ from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d,
 from .wrap import *  # noqa: F401,F403
 
 __all__ = (["Cell", "CellList", "CellDict", "SequentialCell", "Parameter", "Conv1d", "Conv2d", "Conv2dTranspose", "BatchNorm1d",
-            "BatchNorm2d", "LayerNorm", "GroupNorm", "Dense", "Dropout", "Embedding", "Flatten", "Identity", "Pad",
+            "BatchNorm2d", "LayerNorm", "GroupNorm", "Dense", "Dropout", "Embedding", "Flatten", "Identity", "OneHot", "Pad",
             "MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool1d"]
            + activation.__all__ + dynamic_lr.__all__ + learning_rate_schedule.__all__ + loss.__all__
            + optim.__all__ + padding.__all__ + rnns.__all__ + wrap.__all__)

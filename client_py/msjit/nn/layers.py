@@ -1,4 +1,4 @@
-"""Basic layers: Dense, Flatten, Identity, Dropout, Embedding, Pad."""
+"""Basic layers: Dense, Flatten, Identity, Dropout, Embedding, Pad, OneHot."""
 import math
 
 from .. import dtype as D
@@ -120,3 +120,17 @@ class Pad(Cell):
             raise ValueError(f"Pad: {len(self.paddings)} paddings for an input of shape {x.shape}")
         widths = {axis: p for axis, p in enumerate(self.paddings) if any(p)}
         return pad_axes(x, widths, self.mode.lower())
+
+
+class OneHot(Cell):
+    """``OneHot(axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=float32)``: ``ops.one_hot``
+    of integer indices (out-of-range indices give rows of ``off_value``)."""
+
+    def __init__(self, axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=D.float32):
+        super().__init__()
+        if not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"OneHot: depth must be a non-negative int, got {depth!r}")
+        self.axis, self.depth, self.on_value, self.off_value, self.dtype = axis, depth, on_value, off_value, dtype
+
+    def construct(self, indices):
+        return ops.cast(ops.one_hot(indices, self.depth, self.on_value, self.off_value, self.axis), self.dtype)
