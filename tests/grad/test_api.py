@@ -113,7 +113,7 @@ def test_positions(mode):
     close(run(mode, lambda: ms.grad(f), x, y), dx)
     close(run(mode, lambda: ms.grad(f, 1), x, y), dy)
     close(run(mode, lambda: ms.grad(f, (0, 1)), x, y), (dx, dy))
-    close(run(mode, lambda: ms.grad(f, (1,)), x, y), (dy,))
+    close(run(mode, lambda: ms.grad(f, (1,)), x, y), dy)   # a single gradient alone, as MindSpore
 
 
 @pytest.mark.parametrize("mode", RUNS)
@@ -251,12 +251,8 @@ def test_errors():
         ms.grad(f, None)
     with pytest.raises(IndexError, match="grad_position 5"):
         ms.grad(f, 5)(x, x)
-    with pytest.raises(TypeError, match="argument 1 is a float"):
-        ms.grad(f, (0, 1))(x, 2.0)
-    with pytest.raises(TypeError, match="only floating-point outputs"):
-        ms.grad(lambda x: ops.cast(x, ms.int32).sum())(x)
-    with pytest.raises(TypeError, match="only floating-point outputs"):
-        ms.jit(ms.grad(lambda x: ops.cast(x, ms.int32).sum()))(x)
+    # (a Python number at a grad position gets no gradient, and integer outputs contribute none:
+    # MindSpore's forms, tests/api/test_grad_forms.py)
     with pytest.raises(TypeError, match="weights must be Parameters"):
         ms.grad(f, None, [x])
 

@@ -364,17 +364,8 @@ def uses_lambda(x):
     return f(x)
 
 
-def uses_floordiv(x):
-    return x // 2  # <floordiv>
-
-
 def uses_chained_compare(x):
     return 0 < x < 1  # <compare>
-
-
-def uses_index_store(x):
-    x[0] = 1.0  # <index-store>
-    return x
 
 
 def uses_try(x):
@@ -413,11 +404,10 @@ UNSUPPORTED = [
     (uses_print, "print", "call to print"), (uses_numpy_on_tensor, "np-sum", "call to numpy.sum with a tensor"),
     (uses_tensor_condition, "tensor-if", "a condition on a tensor value"),
     (uses_comprehension, "listcomp", "list comprehension"), (uses_lambda, "lambda", "lambda"),
-    (uses_floordiv, "floordiv", "operator '//' on a tensor"),
     (uses_chained_compare, "compare", "a chained comparison of tensors"),
-    (uses_index_store, "index-store", "assignment to a subscript"), (uses_try, "try", "'try' statement"),
+    (uses_try, "try", "'try' statement"),
     (uses_with, "with", "'with' statement"), (uses_attr_store, "attr-store", "assignment to an attribute"),
-    (uses_asnumpy, "asnumpy", "attribute 'asnumpy' of a tensor"),
+    (uses_asnumpy, "asnumpy", "conversion to a numpy array of a tensor under capture"),
     (uses_unsupported_helper, "helper-while", "'while' loop"),
 ]
 

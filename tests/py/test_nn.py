@@ -66,15 +66,15 @@ def block_ref(net, x, training=False):
 def test_parameters_and_names_and_training_flags():
     net = Block()
     names = [n for n, _ in net.parameters_and_names()]
-    assert names == ["conv.weight", "conv.bias", "bn.gamma", "bn.beta", "bn.moving_mean", "bn.moving_variance",
-                     "head.1.weight", "head.1.bias"]
+    assert names == ["conv.weight", "conv.bias", "bn.moving_mean", "bn.moving_variance", "bn.gamma", "bn.beta",
+                     "head.1.weight", "head.1.bias"]   # MindSpore's order: BatchNorm's moving stats first
     assert len(net.trainable_params()) == 6 and len(list(net.get_parameters())) == 8
     assert [n for n, _ in net.cells_and_names()][:3] == ["", "conv", "bn"]
     assert not net.training and not net.bn.training
     assert net.set_train() is net and net.bn.training and net.head[1].training
     net.set_train(False)
     assert not net.head[0].training
-    assert net.conv.weight.shape == (4, 3, 3, 3) and net.conv.weight.name == "weight"
+    assert net.conv.weight.shape == (4, 3, 3, 3) and net.conv.weight.name == "conv.weight"
 
 
 def test_parameter_set_data_keeps_shape_and_array():

@@ -36,7 +36,7 @@ def test_explicit_dtype_casts_like_the_tutorial():
     assert Tensor([1, 2], np.float64).dtype is msjit.float64
 
 
-@pytest.mark.parametrize("bad", [np.zeros(2, np.uint8), np.zeros(2, np.complex64), ["a", "b"]])
+@pytest.mark.parametrize("bad", [np.zeros(2, np.complex64), ["a", "b"]])
 def test_unsupported_dtypes_raise_type_error(bad):
     with pytest.raises(TypeError, match="unsupported dtype"):
         Tensor(bad)
