@@ -270,3 +270,30 @@ def test_daemon_rejects_a_bad_grad_node_with_its_location():
     captured = builder.finish(grads[0])
     with pytest.raises(CompileError, match=r"test_api.py:1.*wrt position 7 is out of range"):
         ms.jit(f)._load_graph(captured.graph)
+
+
+class NeedsValue(nn.Cell):
+    """A construct that needs a tensor's value: GRAPH_MODE falls back to Python for it."""
+
+    def construct(self, x):
+        if float(x.sum()) > 0:
+            return x * x
+        return -x
+
+
+class ReturnsNumpy(nn.Cell):
+    def construct(self, a, b):
+        return np.exp(a.asnumpy() + b.asnumpy())
+
+
+def test_graph_mode_gradient_of_a_cell_that_falls_back_runs_on_the_tape():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        x = ms.Tensor(X)
+        with pytest.warns(ms.JitFallbackWarning):
+            close(ms.grad(NeedsValue())(x), 2 * X)
+        close(ms.grad(NeedsValue())(-x), -np.ones_like(X))
+        a, b = ms.Tensor(np.array(4, np.int32)), ms.Tensor(np.array(5, np.int32))
+        assert ms.grad(ReturnsNumpy())(a, b).asnumpy() == 0   # no tensor output: zero, as MindSpore
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -92,12 +92,12 @@ class GradFunction:
             args, sens = args[:-1], _leaves(args[-1])
         return self._call(args, kwargs, sens)
 
-    def _call(self, args, kwargs, sens):
+    def _call(self, args, kwargs, sens, may_compile=True):
         positions = tuple(p for p in self._positions(args) if isinstance(args[p], (Tensor, Tracer)))
         builder = current_builder() or next((a.builder for a in args if type(a) is Tracer), None)
         if builder is not None:
             value, grads = record_grad(builder, self.fn, args, kwargs, positions, self.weights, self.has_aux, sens)
-        elif self._compiles(args, kwargs):   # (sensitivities as trailing arguments: jit takes no tensor tuples)
+        elif may_compile and self._compiles(args, kwargs):   # (sensitivities as trailing arguments: jit takes no tensor tuples)
             return self._compiled_function(0 if sens is None else len(sens))(*args, *(sens or ()), **kwargs)
         else:
             value, grads = self._eager(args, kwargs, positions, sens)
@@ -145,8 +145,10 @@ class GradFunction:
                 config = getattr(self.fn, "config", None) or CompileConfig()
 
             def entry(*args, **kwargs):
+                # Traced: records the Grad node. Called as Python (the jitted gradient fell back,
+                # e.g. fn needs a tensor's value): the eager tape, never this function again.
                 split = len(args) - nsens
-                return self._call(args[:split], kwargs, list(args[split:]) if nsens else None)
+                return self._call(args[:split], kwargs, list(args[split:]) if nsens else None, may_compile=False)
             entry.__qualname__ = self.__qualname__
             self._compiled = (key, JitFunction(entry, replace(config, capture_mode="trace")))
         return self._compiled[1]

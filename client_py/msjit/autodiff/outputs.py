@@ -5,7 +5,8 @@ from ..tensor import Tensor
 
 def _candidates(leaves, has_aux, name):
     tensors = [i for i, v in enumerate(leaves) if isinstance(v, (Tensor, Tracer))]
-    if not tensors or (has_aux and tensors[0] != 0):
+    # No tensor output at all (a Python or numpy value): zero gradients, as MindSpore gives.
+    if has_aux and (not tensors or tensors[0] != 0):
         raise ValueError(f"grad: {name} must return a Tensor to differentiate"
                          + (" as its first output (has_aux=True)" if has_aux else ""))
     return tensors, tensors[:1] if has_aux else tensors
