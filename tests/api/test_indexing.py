@@ -111,10 +111,7 @@ def test_getitem_errors(index, error):
 
 # ---- setitem ---------------------------------------------------------------------------------------
 
-# ast and bytecode capture do not yet lower ``y[i] = v`` (capture/ast.py refuses subscript targets,
-# bytecode's STORE_SUBSCR treats a tensor as an outside container): trace runs the real __setitem__.
-SET_MODES = ("trace",) + tuple(pytest.param(m, marks=pytest.mark.xfail(reason="subscript assignment "
-                                             "not lowered by this capture mode yet")) for m in ("ast", "bytecode"))
+SET_MODES = ("trace", "ast", "bytecode")
 
 # name -> (index, value shape or None for a Python scalar)
 SETS = {
@@ -170,8 +167,6 @@ def test_setitem_grad(name):
     check_grad(_setter(index), [x, v], wrt=(0,) if shp is None else None, compiled=False)
 
 
-@pytest.mark.xfail(reason="a Grad body is captured by the ast interpreter, which does not lower "
-                   "subscript assignment yet")
 def test_setitem_compiled_grad():
     rng = np.random.default_rng(1)
     _compiled_grad_matches_eager(_setter((np.s_[:], [0, 3])), [array(rng, RNG_SHAPE), array(rng, (3, 2, 5))])

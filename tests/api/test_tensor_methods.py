@@ -8,7 +8,7 @@ import pytest
 
 import msjit as ms
 from msjit import Tensor
-from harness import MODES, array, check_api, shape
+from harness import array, check_api, shape
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
 
@@ -191,22 +191,10 @@ def _cases(rng):
     }
 
 
-# ast capture refuses these operators on tensors (capture/ast.py's _TENSOR_BINOPS / _UNARYOPS)
-AST_REFUSED = {"mod", "floordiv", "mod_int", "rfloordiv_int", "rmod", "xor", "pos"}
-
-
 @pytest.mark.parametrize("name", sorted(_cases(np.random.default_rng(0))))
 def test_method(name):
     fn, args, ref, grad = _cases(np.random.default_rng(sum(map(ord, name))))[name]
-    modes = ("bytecode", "trace") if name in AST_REFUSED else MODES
-    check_api(fn, args, ref, grad=grad, modes=modes)   # ref None (the scatters): test_scatter_methods
-
-
-@pytest.mark.xfail(reason="capture/ast.py does not yet pass %, //, ^ and unary + to tensors")
-@pytest.mark.parametrize("name", sorted(AST_REFUSED))
-def test_operator_ast(name):
-    fn, args, ref, _ = _cases(np.random.default_rng(sum(map(ord, name))))[name]
-    check_api(fn, args, ref, modes=("ast",))
+    check_api(fn, args, ref, grad=grad)   # ref None (the scatters): test_scatter_methods
 
 
 def test_scatter_methods():
