@@ -123,6 +123,25 @@ def check_grad(fn, args, *, kwargs=None, wrt=None, rtol=1e-5, atol=1e-6, compile
                                        atol=atol, err_msg=f"{where} gradient vs FD, argument {i}")
 
 
+def seeded(name):
+    """A generator seeded by a case's name: each case draws the same values on every run."""
+    return np.random.default_rng(sum(map(ord, name)))
+
+
+def as_input(ref):
+    """A numpy reference computed in float64, its results (nested tuples too) returned in the first
+    argument's dtype (float32 when that is not a floating-point array)."""
+    def wrapped(*args, **kwargs):
+        dtype = args[0].dtype if args[0].dtype.kind == "f" else np.float32
+        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
+        return _cast(ref(*args, **kwargs), dtype)
+    return wrapped
+
+
+def _cast(v, dtype):
+    return type(v)(_cast(i, dtype) for i in v) if isinstance(v, tuple) else np.asarray(v).astype(dtype)
+
+
 def shape(rng, ndim=None, low=1, high=5):
     """A random shape: ``ndim`` dims (1..3 when None), each in [low, high]."""
     ndim = int(rng.integers(1, 4)) if ndim is None else ndim

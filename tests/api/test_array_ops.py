@@ -5,13 +5,9 @@ import pytest
 
 import msjit as ms
 from msjit import ops
-from harness import MODES, array, check_api, shape
+from harness import MODES, array, check_api, seeded, shape
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
-
-
-def _seed(name):
-    return np.random.default_rng(sum(map(ord, name)))
 
 
 def _kw(op, **kw):
@@ -166,9 +162,9 @@ def _cases(rng):
     }
 
 
-@pytest.mark.parametrize("name", sorted(_cases(_seed("x"))))
+@pytest.mark.parametrize("name", sorted(_cases(seeded("x"))))
 def test_array_op(name):
-    fn, args, ref, grad = _cases(_seed(name))[name]
+    fn, args, ref, grad = _cases(seeded(name))[name]
     check_api(fn, args, ref, grad=grad)
 
 
@@ -266,7 +262,7 @@ VALUE_DEPENDENT = {   # name -> (msjit call on numpy (a, m), numpy reference)
 
 @pytest.mark.parametrize("name", sorted(VALUE_DEPENDENT))
 def test_value_dependent_eager(name):
-    rng = _seed(name)
+    rng = seeded(name)
     a = array(rng, (3, 4))
     m = rng.random((3, 4)) < 0.5
     fn, ref = VALUE_DEPENDENT[name]

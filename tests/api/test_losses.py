@@ -5,14 +5,10 @@ import numpy as np
 import pytest
 
 from msjit import nn, ops
-from harness import array, check_api
+from harness import array, as_input, check_api, seeded
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
 REDUCTIONS = ("mean", "sum", "none")
-
-
-def _seed(name):
-    return np.random.default_rng(sum(map(ord, name)))
 
 
 def reduce(loss, reduction):
@@ -160,25 +156,17 @@ LOSSES = {
 }
 
 
-def as_input(ref):
-    def wrapped(*args, **kwargs):
-        dtype = args[0].dtype
-        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
-        return np.asarray(ref(*args, **kwargs)).astype(dtype)
-    return wrapped
-
-
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("name", sorted(LOSSES))
 def test_loss_function(name, reduction):
     fn, _, make_args, ref, kwargs = LOSSES[name]
-    args = list(make_args(_seed(name)))
+    args = list(make_args(seeded(name)))
     check_api(fn, args, as_input(ref), kwargs={**kwargs, "reduction": reduction}, grad=True, rtol=1e-4, atol=1e-5,
               modes=("ast", "bytecode", "trace") if reduction == "mean" else ("trace",))
 
 
 def test_kl_div_batchmean():
-    rng = _seed("batchmean")
+    rng = seeded("batchmean")
     args = [array(rng, (4, 3)), array(rng, (4, 3), low=0.05, high=1.0)]
     check_api(ops.kl_div, args, as_input(kl_ref), kwargs={"reduction": "batchmean"}, grad=True, modes=("ast",))
 
@@ -195,7 +183,7 @@ CELLS = sorted(n for n, case in LOSSES.items() if case[1] is not None)
 @pytest.mark.parametrize("name", CELLS)
 def test_loss_cell_matches_function(name):
     fn, cell_cls, make_args, _, kwargs = LOSSES[name]
-    args = list(make_args(_seed(name)))
+    args = list(make_args(seeded(name)))
     logits, labels, *rest = args
     for reduction in REDUCTIONS:
         options = {**kwargs, "reduction": reduction}
@@ -207,7 +195,7 @@ def test_loss_cell_matches_function(name):
 
 
 def test_softmax_cross_entropy_cell_and_loss_base():
-    rng = _seed("cell")
+    rng = seeded("cell")
     x, t = array(rng, (4, 3)), _indices(rng, 4, 3)
     cell = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     check_api(cell, [x, t], as_input(lambda a, b: softmax_ce_ref(a, b, True, "mean")), modes=("ast",))
@@ -223,7 +211,7 @@ def test_softmax_cross_entropy_cell_and_loss_base():
 
 
 def test_more_loss_cells():
-    rng = _seed("more cells")
+    rng = seeded("more cells")
     a, b = array(rng, (4, 3)), array(rng, (4, 3))
     t = np.array([1, -1, 1, -1], np.int32)
     check_api(nn.MAELoss(), [a, b], as_input(lambda x, y: np.abs(x - y).mean()), modes=("ast",), grad=True)

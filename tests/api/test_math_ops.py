@@ -9,13 +9,9 @@ import pytest
 
 import msjit as ms
 from msjit import ops
-from harness import array, check_api, shape
+from harness import array, check_api, seeded, shape
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
-
-
-def _seed(name):
-    return np.random.default_rng(sum(map(ord, name)))
 
 
 # name: (numpy reference, (low, high) of the random input, differentiable)
@@ -91,7 +87,7 @@ def _erfinv(y):
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_unary(name):
     ref, (low, high), grad = UNARY[name]
-    rng = _seed(name)
+    rng = seeded(name)
     x = array(rng, shape(rng, high=3), low=low, high=high)     # small: gradients by finite differences
     check_api(getattr(ops, name), [x], ref, grad=grad)
 
@@ -120,7 +116,7 @@ def test_special_values():
 
 
 def test_integer_inputs():
-    rng = _seed("ints")
+    rng = seeded("ints")
     a, b = array(rng, (3, 4), np.int32, -9, 9), array(rng, (3, 4), np.int32, 1, 5)
     b = b * np.where(rng.random((3, 4)) < 0.5, -1, 1).astype(np.int32)
     check_api(ops.floor_divide, [a, b], np.floor_divide)
@@ -180,7 +176,7 @@ def _with_nans(rng, x):
 @pytest.mark.parametrize("name", sorted(BINARY))
 def test_binary(name):
     ref, other, grad = BINARY[name]
-    rng = _seed(name)
+    rng = seeded(name)
     shp = shape(rng)
     x = array(rng, shp, np.bool_) if name.startswith(("logical_xor", "bitwise")) else array(rng, shp)
     if name == "float_power":
@@ -201,7 +197,7 @@ def test_isclose_allclose():
 
 
 def test_combinations():
-    rng = _seed("combinations")
+    rng = seeded("combinations")
     shp = shape(rng, 2)
     x, y, z = (array(rng, shp) for _ in range(3))
     w = array(rng, shp, low=0.5, high=2)
@@ -310,7 +306,7 @@ METHODS = _methods()
 @pytest.mark.parametrize("name", sorted(METHODS))
 def test_tensor_method(name):
     fn, ref = METHODS[name]
-    rng = _seed(name)
+    rng = seeded(name)
     x = array(rng, shape(rng, 2))
     floating = ref(x).dtype.kind == "f"
     check_api(fn, [x], ref, grad=floating and name not in ("floor", "round"))
@@ -323,7 +319,7 @@ def _mats(rng, *shapes):
 
 
 def test_mm_dot_outer_inner():
-    rng = _seed("linalg")
+    rng = seeded("linalg")
     n, k, m = (int(v) for v in rng.integers(1, 5, 3))
     a, b, v, w = _mats(rng, (n, k), (k, m), (k,), (m,))
     check_api(ops.mm, [a, b], np.matmul, grad=True)
@@ -339,7 +335,7 @@ def test_mm_dot_outer_inner():
 
 
 def test_addmm_baddbmm():
-    rng = _seed("addmm")
+    rng = seeded("addmm")
     n, k, m, b = (int(v) for v in rng.integers(1, 5, 4))
     inp, x, y = _mats(rng, (n, m), (n, k), (k, m))
     check_api(ops.addmm, [inp, x, y], lambda i, p, q, beta, alpha: beta * i + alpha * p @ q,
@@ -352,7 +348,7 @@ def test_addmm_baddbmm():
 
 @pytest.mark.parametrize("axes", [1, 2, ((0,), (1,)), ((2, 0), (0, 1))])
 def test_tensor_dot(axes):
-    rng = _seed(str(axes))
+    rng = seeded(str(axes))
     p, q, r = (int(v) for v in rng.integers(1, 4, 3))
     if axes == 1:
         x, y = _mats(rng, (p, q, r), (r, p))
@@ -374,7 +370,7 @@ EINSUM = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,kj->ik", [(2, 3), (4, 3)]), ("bi
 
 @pytest.mark.parametrize("equation,shapes", EINSUM)
 def test_einsum(equation, shapes):
-    rng = _seed(equation)
+    rng = seeded(equation)
     xs = _mats(rng, *shapes)
     def einsum(*operands):
         return ops.einsum(equation, *operands)
@@ -382,7 +378,7 @@ def test_einsum(equation, shapes):
 
 
 def test_matrix_vector_products():
-    rng = _seed("mv")
+    rng = seeded("mv")
     n, k, m, b = (int(v) for v in rng.integers(1, 5, 4))
     a, v, u, c = _mats(rng, (n, k), (k,), (n,), (n, k))
     check_api(ops.mv, [a, v], np.matmul, grad=True)
@@ -406,14 +402,14 @@ def test_matrix_vector_products():
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5])
 def test_matrix_power(n):
-    rng = _seed(f"power{n}")
+    rng = seeded(f"power{n}")
     m = int(rng.integers(1, 4))
     x = array(rng, (2, m, m), low=-1, high=1)
     check_api(ops.matrix_power, [x], lambda a, n: np.linalg.matrix_power(a, n), kwargs={"n": n}, grad=n > 0)
 
 
 def test_trace_cross():
-    rng = _seed("trace")
+    rng = seeded("trace")
     n, m = (int(v) for v in rng.integers(1, 5, 2))
     a = array(rng, (n, m))
     check_api(ops.trace, [a], lambda x: np.asarray(np.trace(x), x.dtype), grad=True)

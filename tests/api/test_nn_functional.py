@@ -6,24 +6,11 @@ import pytest
 
 import msjit as ms
 from msjit import ops
-from harness import array, check_api, shape
+from harness import array, as_input, check_api, seeded, shape
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
 
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
-
-
-def _seed(name):
-    return np.random.default_rng(sum(map(ord, name)))
-
-
-def as_input(ref):
-    """A reference computed in float64 and returned in its first argument's dtype."""
-    def wrapped(*args, **kwargs):
-        dtype = args[0].dtype
-        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
-        return np.asarray(ref(*args, **kwargs)).astype(dtype)
-    return wrapped
 
 
 def softplus_ref(x, beta=1, threshold=20):
@@ -57,7 +44,7 @@ ACTIVATIONS = {
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_activation(name):
     ref, kwargs, (low, high) = ACTIVATIONS[name]
-    rng = _seed(name)
+    rng = seeded(name)
     x = array(rng, shape(rng), low=low, high=high)
     check_api(getattr(ops, name), [x], as_input(ref), kwargs=kwargs, grad=True)
 
@@ -206,7 +193,7 @@ CASES = _cases()
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_nn_function(name):
     fn, make_args, ref, kwargs, grad = CASES[name]
-    args = list(make_args(_seed(name)))
+    args = list(make_args(seeded(name)))
     check_api(fn, args, as_input(ref), kwargs=kwargs, grad=grad, rtol=1e-4, atol=1e-5)
 
 
@@ -231,14 +218,14 @@ def clip_ref(a, b, max_norm, norm, global_rule):
 
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, np.inf])
 def test_clip_by_norm(norm_type):
-    rng = _seed(f"clip {norm_type}")
+    rng = seeded(f"clip {norm_type}")
     args = [array(rng, (2, 3)), array(rng, (4,))]
     check_api(clipped_norm, args, as_input(lambda a, b, norm_type: clip_ref(a, b, 0.8, norm_type, False)),
               kwargs={"norm_type": norm_type}, grad=norm_type != np.inf, rtol=1e-5, atol=1e-6)
 
 
 def test_clip_by_global_norm():
-    rng = _seed("clip global")
+    rng = seeded("clip global")
     args = [array(rng, (3, 2)), array(rng, (5,))]
     check_api(clipped_global, args, as_input(lambda a, b: clip_ref(a, b, 1.5, 2, True)), grad=True)
     small = [a * 0.01 for a in args]   # under the threshold: unchanged
@@ -278,7 +265,7 @@ def hardshrink_method(t):
 
 
 def test_tensor_methods():
-    rng = _seed("methods")
+    rng = seeded("methods")
     x = array(rng, (3, 4))
     check_api(softmax_method, [x], as_input(lambda v: np.exp(v) / np.exp(v).sum(0, keepdims=True)), grad=True)
     check_api(hardshrink_method, [x], as_input(lambda v: np.where(np.abs(v) > 0.8, v, 0)), grad=True)

@@ -8,26 +8,9 @@ import pytest
 
 import msjit as ms
 from msjit import Parameter, Tensor, nn
-from harness import array, check_api, shape
+from harness import array, as_input, check_api, seeded, shape
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
-
-
-def _seed(name):
-    return np.random.default_rng(sum(map(ord, name)))
-
-
-def _cast(v, dtype):
-    return type(v)(_cast(i, dtype) for i in v) if isinstance(v, tuple) else np.asarray(v).astype(dtype)
-
-
-def as_input(ref):
-    """A reference computed in float64, its results (nested tuples too) in the input's dtype."""
-    def wrapped(*args, **kwargs):
-        dtype = args[0].dtype if args[0].dtype.kind == "f" else np.float32
-        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
-        return _cast(ref(*args, **kwargs), dtype)
-    return wrapped
 
 
 def w(p):
@@ -68,7 +51,7 @@ ACTIVATION_CELLS = {
 @pytest.mark.parametrize("name", sorted(ACTIVATION_CELLS))
 def test_activation_cell(name):
     kwargs, ref = ACTIVATION_CELLS[name]
-    rng = _seed(name)
+    rng = seeded(name)
     x = array(rng, (4,) + shape(rng, 2) if name == "GLU" else shape(rng), low=-4, high=4)
     check_api(getattr(nn, name)(**kwargs), [x], as_input(ref), grad=True, rtol=1e-4, atol=1e-5)
 
@@ -79,7 +62,7 @@ def test_get_activation_and_prelu():
         nn.get_activation("swish")
     prelu = nn.PReLU(3, 0.3)
     assert [n for n, _ in prelu.parameters_and_names()] == ["w"] and prelu.w.shape == (3,)
-    rng = _seed("prelu")
+    rng = seeded("prelu")
     x = array(rng, (2, 3, 4))
     check_api(prelu, [x], as_input(lambda x: np.where(x > 0, x, 0.3 * x)), grad=True)
 
@@ -116,7 +99,7 @@ def pool2d_ref(x, k, s, pad, reduce, fill):
 
 
 def test_dense():
-    rng = _seed("dense")
+    rng = seeded("dense")
     net = nn.Dense(4, 3, activation="relu")
     assert [n for n, _ in net.parameters_and_names()] == ["weight", "bias"] and net.weight.shape == (3, 4)
     bound = 1 / np.sqrt(4)   # MindSpore's default initializers: HeUniform(sqrt 5) weight, Uniform(1/sqrt(in)) bias
@@ -130,7 +113,7 @@ def test_dense():
 
 @pytest.mark.parametrize("pad_mode, padding, stride", [("same", 0, 1), ("valid", 0, 2), ("pad", 1, 1)])
 def test_conv2d(pad_mode, padding, stride):
-    rng = _seed("conv2d" + pad_mode)
+    rng = seeded("conv2d" + pad_mode)
     net = nn.Conv2d(3, 4, 3, stride=stride, pad_mode=pad_mode, padding=padding, has_bias=True)
     x = array(rng, (2, 3) + shape(rng, 2, 3, 6))
     pad = {"same": same_pad(x.shape[2], 3, stride) + same_pad(x.shape[3], 3, stride), "valid": (0,) * 4,
@@ -141,7 +124,7 @@ def test_conv2d(pad_mode, padding, stride):
 
 @pytest.mark.parametrize("pad_mode", ["same", "valid", "pad"])
 def test_conv1d(pad_mode):
-    rng = _seed("conv1d" + pad_mode)
+    rng = seeded("conv1d" + pad_mode)
     padding = 2 if pad_mode == "pad" else 0
     net = nn.Conv1d(2, 3, 3, stride=2, pad_mode=pad_mode, padding=padding, has_bias=True)
     assert net.weight.shape == (3, 2, 1, 3) and [n for n, _ in net.parameters_and_names()] == ["weight", "bias"]
@@ -170,7 +153,7 @@ def conv_transpose_ref(x, weight, bias, stride, top_left, out_size):
 
 @pytest.mark.parametrize("pad_mode, padding", [("same", 0), ("valid", 0), ("pad", 1)])
 def test_conv2d_transpose(pad_mode, padding):
-    rng = _seed("transpose" + pad_mode)
+    rng = seeded("transpose" + pad_mode)
     net = nn.Conv2dTranspose(3, 2, 3, stride=2, pad_mode=pad_mode, padding=padding, has_bias=True)
     assert net.weight.shape == (3, 2, 3, 3)
     x = array(rng, (2, 3) + shape(rng, 2, 2, 4))
@@ -184,7 +167,7 @@ def test_conv2d_transpose(pad_mode, padding):
 @pytest.mark.parametrize("mode, np_mode", [("CONSTANT", "constant"), ("REFLECT", "reflect"),
                                            ("SYMMETRIC", "symmetric")])
 def test_pad_cell(mode, np_mode):
-    rng = _seed("pad" + mode)
+    rng = seeded("pad" + mode)
     x = array(rng, (3, 4, 5))
     paddings = ((0, 0), (1, 2), (2, 1))
     check_api(nn.Pad(paddings, mode), [x], lambda x: np.pad(x, paddings, np_mode), grad=True)
@@ -194,7 +177,7 @@ def test_pad_cell(mode, np_mode):
 
 @pytest.mark.parametrize("cls, ndim", [(nn.BatchNorm1d, 2), (nn.BatchNorm1d, 3), (nn.BatchNorm2d, 4)])
 def test_batch_norm(cls, ndim):
-    rng = _seed(cls.__name__ + str(ndim))
+    rng = seeded(cls.__name__ + str(ndim))
     net = cls(3, momentum=0.8, gamma_init="normal", beta_init="normal", moving_mean_init="normal",
               moving_var_init="ones")
     assert [n for n, _ in net.parameters_and_names()] == ["moving_mean", "moving_variance", "gamma", "beta"]
@@ -216,7 +199,7 @@ def test_batch_norm(cls, ndim):
 
 
 def test_layer_norm_and_group_norm():
-    rng = _seed("norms")
+    rng = seeded("norms")
     x = array(rng, (2, 4, 3))
     ln = nn.LayerNorm((3,), gamma_init="normal", beta_init="normal")
     g, b = w(ln.gamma), w(ln.beta)
@@ -248,7 +231,7 @@ def test_layer_norm_and_group_norm():
      lambda h, w: (1, 1, 1, 1), lambda v, a: v.sum(a) / 9, 0),
 ])
 def test_pool2d(cls, kwargs, pad_of, reduce, fill):
-    rng = _seed(cls.__name__ + str(kwargs))
+    rng = seeded(cls.__name__ + str(kwargs))
     x = array(rng, (2, 3) + shape(rng, 2, 4, 7))
     k = kwargs["kernel_size"]
     k = (k, k) if isinstance(k, int) else k
@@ -273,13 +256,13 @@ def test_avg_pool2d_same_excludes_padding():
     (nn.AdaptiveAvgPool1d, {"output_size": 1}, lambda x: x.mean(-1, keepdims=True)),
 ])
 def test_pool_1d_and_adaptive(cls, kwargs, ref):
-    rng = _seed(cls.__name__)
+    rng = seeded(cls.__name__)
     x = array(rng, (2, 3, 6) + ((5,) if cls is nn.AdaptiveAvgPool2d else ()))
     check_api(cls(**kwargs), [x], as_input(ref), grad=True)
 
 
 def test_flatten_identity_embedding_dropout():
-    rng = _seed("misc")
+    rng = seeded("misc")
     x = array(rng, (2, 3, 4))
     check_api(nn.Flatten(), [x], lambda x: x.reshape(2, -1), grad=True)
     check_api(nn.Flatten(0, 1), [x], lambda x: x.reshape(6, 4))
@@ -336,7 +319,7 @@ def test_parameter_names_follow_mindspore():
 
 
 def test_net_with_containers_eager_and_graph_mode():
-    rng = _seed("containers")
+    rng = seeded("containers")
     net = Net()
     x = array(rng, (4, 3))
 
@@ -420,7 +403,7 @@ def test_cell_api_misc():
 
 
 def test_forward_hooks_eager_and_graph_mode():
-    rng = _seed("hooks")
+    rng = seeded("hooks")
     x = array(rng, (2, 3))
     net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU()])
     plain = net(Tensor(x)).asnumpy()
@@ -480,7 +463,7 @@ def test_cells_added_to_attached_containers_get_full_names():
     (nn.ReplicationPad2d, ((1, 0, 2, 0),), ((0, 0), (2, 0), (1, 0)), "edge"),
 ])
 def test_padding_cells(cls, args, np_widths, np_mode):
-    rng = _seed(cls.__name__)
+    rng = seeded(cls.__name__)
     x = array(rng, (2, 3, 4))
     value = args[1] if len(args) > 1 else 0
     extra = {"constant_values": value} if np_mode == "constant" else {}
@@ -488,7 +471,7 @@ def test_padding_cells(cls, args, np_widths, np_mode):
 
 
 def test_upsample():
-    rng = _seed("upsample")
+    rng = seeded("upsample")
     x = array(rng, (1, 2, 3, 2))
     check_api(nn.Upsample(scale_factor=2.0, recompute_scale_factor=True), [x],
               lambda x: x.repeat(2, 2).repeat(2, 3))
@@ -547,7 +530,7 @@ def rnn_ref(cell, kind, x, h0=None, c0=None):
     ("RNN", {"num_layers": 2, "bidirectional": True}),
 ])
 def test_recurrent_layers(kind, kwargs):
-    rng = _seed(kind + str(kwargs))
+    rng = seeded(kind + str(kwargs))
     cell = getattr(nn, kind)(3, 4, **kwargs)
     x = array(rng, (2, 5, 3), low=-1, high=1)
     check_api(cell, [x], as_input(lambda x: rnn_ref(cell, kind, x)), rtol=1e-4, atol=1e-5)
@@ -558,7 +541,7 @@ def test_recurrent_layers(kind, kwargs):
 
 
 def test_recurrent_initial_state_seq_length_and_names():
-    rng = _seed("rnn state")
+    rng = seeded("rnn state")
     lstm = nn.LSTM(3, 4, batch_first=True)
     assert [n for n, _ in lstm.parameters_and_names()] == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0",
                                                            "bias_hh_l0"]

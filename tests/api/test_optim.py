@@ -14,15 +14,6 @@ pytestmark = pytest.mark.usefixtures("module_daemon_home")
 STEPS = 3
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        yield
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 # ---- numpy references: state dicts per parameter, hyper-parameters per case -------------------
 def sgd_ref(p, g, s, lr, wd, momentum=0.0, dampening=0.0, nesterov=False, loss_scale=1.0):
     g = (g + wd * p) / loss_scale

@@ -15,15 +15,6 @@ pytestmark = pytest.mark.usefixtures("module_daemon_home")
 STEPS = 4
 
 
-@pytest.fixture
-def graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        yield
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 class MLP(nn.Cell):
     def __init__(self, n_in=5, hidden=7, n_out=3):
         super().__init__()
