@@ -68,7 +68,7 @@ def where_scalar(x): return ops.where(x > 0, x, 0.0)  # noqa: E704
 
 # ---- reductions and matmul --------------------------------------------------------------------
 @case(lambda a: np.stack([a.max(-1), a.min(-1)]), f32(3, 5))
-def max_min(x): return ops.stack([x.max(-1), ops.amin(x, -1)])  # noqa: E704
+def max_min(x): return ops.stack([x.max(axis=-1), ops.amin(x, -1)])  # noqa: E704  (max(-1): values and indices)
 @case(lambda a: a.max(axis=(0, 2), keepdims=True), i64(2, 3, 4))
 def amax_int_keep(x): return ops.amax(x, (0, -1), True)  # noqa: E704
 @case(lambda a, b: a.T @ b, f32(4, 3), f32(4, 5))

@@ -160,6 +160,9 @@ def _walk(v, fn, seen):
     t = type(v)
     if t is Tracer or t is Tensor:
         return fn(v)
+    if t is types.MethodType and type(v.__self__) in (Tracer, Tensor):   # x.asnumpy loaded, not yet called
+        owner = fn(v.__self__)
+        return v if owner is v.__self__ else types.MethodType(v.__func__, owner)
     if t in (list, dict, tuple, SeqIter, types.CellType):
         if id(v) in seen:
             return seen[id(v)]
