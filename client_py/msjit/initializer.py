@@ -106,8 +106,35 @@ class XavierUniform(Initializer):
         return _rng.uniform(-bound, bound, shape)
 
 
+class XavierNormal(Initializer):
+    """N(0, gain * sqrt(2 / (fan_in + fan_out)))."""
+
+    def __init__(self, gain=1):
+        self.gain = gain
+
+    def __call__(self, shape):
+        fan_in, fan_out = _fans(shape)
+        return _rng.normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+
+
+class TruncatedNormal(Initializer):
+    """N(mean, sigma) redrawn until every value lies in [a, b]."""
+
+    def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
+        self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
+
+    def __call__(self, shape):
+        values = _rng.normal(self.mean, self.sigma, shape)
+        bad = (values < self.a) | (values > self.b)
+        while bad.any():
+            values[bad] = _rng.normal(self.mean, self.sigma, int(bad.sum()))
+            bad = (values < self.a) | (values > self.b)
+        return values
+
+
 _BY_NAME = {"ones": One, "zeros": Zero, "normal": Normal, "uniform": Uniform, "he_uniform": HeUniform,
-            "he_normal": HeNormal, "xavier_uniform": XavierUniform}
+            "he_normal": HeNormal, "xavier_uniform": XavierUniform, "xavier_normal": XavierNormal,
+            "truncatednormal": TruncatedNormal}
 
 
 def initializer(init, shape=None, dtype=D.float32):

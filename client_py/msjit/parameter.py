@@ -29,11 +29,7 @@ class Parameter(Tensor):
     def set_data(self, data, slice_shape=False):
         """Copy ``data`` into this Parameter (same shape; cast to its dtype unless that would
         lose kind or precision, which is a TypeError). Returns self. Under capture this is
-        ``ops.assign``: the graph writes the new value back after each run."""
-        from .core import current_builder
-        if current_builder() is not None or not isinstance(data, (Tensor, np.ndarray, list, tuple, int, float)):
-            from .ops.operands import assign
-            return assign(self, data)
+        ``ops.assign`` (``ops`` installs that part: this module sits below capture)."""
         array = data._array if isinstance(data, Tensor) else np.asarray(data)
         if array.shape != self.shape:
             raise ValueError(f"Parameter {self.name!r}: can not change the shape of a Parameter; current "

@@ -13,10 +13,13 @@ import numpy as np
 
 from .. import dtype as D
 from .. import ops
+from ..core import current_builder
 from ..mixin import TensorMixin
+from ..parameter import Parameter
 from ..tensor import Tensor
 from .index_update import setitem
 from .methods_data import DataMethods
+from .operands import assign
 
 
 def _math(name):
@@ -370,9 +373,21 @@ def _comparable(other):
 _FUNCTIONAL = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "square", "sin", "cos")
 
 
+def _set_data(param, data, slice_shape=False):
+    """Parameter.set_data: an ``assign`` under capture (or of a value that is not concrete),
+    else the eager copy."""
+    if current_builder() is not None or not isinstance(data, (Tensor, np.ndarray, list, tuple, int, float)):
+        return assign(param, data)
+    return _copy_into(param, data, slice_shape)
+
+
+_copy_into = Parameter.set_data
+
+
 def install(tables):
     """Attach the operators above (methods and properties) and every ``{method name: function}``
-    of ``tables``."""
+    of ``tables``; Parameter.set_data learns capture."""
+    Parameter.set_data = _set_data
     for cls in (_Methods, DataMethods):
         for name, value in vars(cls).items():
             if callable(value) or isinstance(value, property):
