@@ -13,13 +13,13 @@
 #include <mutex>
 #include <sstream>
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -187,6 +187,30 @@ const HostTarget &hostTarget() {
   return host;
 }
 
+namespace {
+// LLVM's default O2/O3 pipeline, without loop unrolling. Every trip count in an artifact is a
+// constant (shapes are static), so the default fully unrolls each small loop together with its
+// vectorized body: measured on the tutorial's attention block, 1.5 MB of IR and 45 s of LLVM for 60
+// ops at O1. The loop vectorizer still interleaves, which is where unrolling paid off.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned level) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  tuning.LoopInterleaving = tuning.LoopVectorization = tuning.SLPVectorization = true;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(tm, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(level >= 3 ? llvm::OptimizationLevel::O3 : llvm::OptimizationLevel::O2)
+      .run(module, mam);
+}
+}  // namespace
+
 bool emitSharedObject(mlir::ModuleOp module, const std::string &manifest,
                       const CodegenOptions &options, SharedObject &out, std::string &error) {
   mlir::registerLLVMDialectTranslation(*module.getContext());
@@ -202,10 +226,7 @@ bool emitSharedObject(mlir::ModuleOp module, const std::string &manifest,
   llvmModule->setTargetTriple(tm->getTargetTriple().str());
   if (!addArtifactSymbols(*llvmModule, manifest, error)) return false;
 
-  if (llvm::Error e = mlir::makeOptimizingTransformer(options.llvmOptLevel, 0, tm.get())(llvmModule.get())) {
-    error = "codegen: LLVM optimization failed: " + llvm::toString(std::move(e));
-    return false;
-  }
+  optimizeModule(*llvmModule, tm.get(), options.llvmOptLevel);
   llvm::raw_string_ostream irStream(out.llvmIr);
   llvmModule->print(irStream, nullptr);
 
