@@ -2,6 +2,7 @@
 
 Every invalid value raises ValueError naming the parameter and the valid values.
 """
+import logging
 from dataclasses import dataclass, field
 
 from .proto import msjit_pb2
@@ -19,6 +20,12 @@ OPTIONS = {                                # option -> valid values (None: check
     "infer_boost": ("on", "off"),
 }
 GE_OPTION_GROUPS = ("global", "session")
+
+
+logger = logging.getLogger("msjit")
+# MindSpore's earlier jit(mode=...) spelling of the capture mode ("PSJit": parse the source;
+# "PIJit": run the bytecode), still written by existing programs.
+_LEGACY_MODES = {"PSJit": "ast", "PIJit": "bytecode"}
 
 
 def check_choice(what, value, valid):
@@ -61,7 +68,20 @@ class CompileConfig:
 
     @classmethod
     def for_jit(cls, capture_mode, jit_level, dynamic, fullgraph, backend, options):
-        """Validate the arguments of ``jit(...)``."""
+        """Validate the arguments of ``jit(...)``. Options msjit does not know are ignored with a
+        warning, as MindSpore 2.10 hands them to its backend; the legacy ``mode`` picks the capture
+        mode when ``capture_mode`` is left at its default."""
+        options = dict(options)
+        legacy = options.pop("mode", None)
+        if legacy is not None:
+            check_choice("jit: mode", legacy, tuple(_LEGACY_MODES))
+            if capture_mode == "ast":
+                capture_mode = _LEGACY_MODES[legacy]
+        unknown = sorted(k for k in options if k not in OPTIONS)
+        if unknown:
+            logger.warning("jit: ignoring option(s) %s (not options of msjit's backends; valid options are %s)",
+                           ", ".join(map(repr, unknown)), ", ".join(map(repr, OPTIONS)))
+            options = {k: v for k, v in options.items() if k in OPTIONS}
         check_choice("jit: capture_mode", capture_mode, CAPTURE_MODES)
         check_choice("jit: jit_level", jit_level, JIT_LEVELS)
         check_choice("jit: backend", backend, BACKENDS)

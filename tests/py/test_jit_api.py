@@ -28,13 +28,30 @@ def f(a, b, c):
     (dict(ge_options=[1]), "option 'ge_options' must be a dict with keys 'global' and/or 'session'"),
     (dict(ge_options={"device": {}}), "ge_options key must be one of 'global', 'session'; got 'device'"),
     (dict(ge_options={"global": 3}), r"ge_options\['global'\] must be a dict"),
-    (dict(opt_level=3), "unknown option 'opt_level'; valid options are 'disable_format_transform', "
-                        "'exec_order', 'ge_options', 'infer_boost'"),
+    (dict(mode="XJit"), "jit: mode must be one of 'PSJit', 'PIJit'; got 'XJit'"),
 ])
 @pytest.mark.parametrize("form", ["function", "decorator"])
 def test_invalid_arguments_name_the_valid_values(kwargs, pattern, form):
     with pytest.raises(ValueError, match=pattern):
         jit(f, **kwargs) if form == "function" else jit(**kwargs)
+
+
+def test_unknown_options_are_ignored_with_a_warning_naming_them(caplog):
+    """MindSpore 2.10 passes options it does not know to its backend; programs write them."""
+    with caplog.at_level("WARNING", logger="msjit"):
+        jitted = jit(f, opt_level=3, exec_order="dfs")
+    assert jitted.config.options == {"exec_order": "dfs"}
+    assert "ignoring option(s) 'opt_level'" in caplog.text and "'exec_order'" in caplog.text
+
+
+@pytest.mark.parametrize("mode, capture", [("PSJit", "ast"), ("PIJit", "bytecode")])
+def test_legacy_mode_picks_the_capture_mode(mode, capture, module_daemon_home):
+    assert jit(f, mode=mode).config.capture_mode == capture
+    assert jit(f, mode=mode, capture_mode="bytecode").config.capture_mode == "bytecode"   # explicit wins
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    jitted = jit(mode=mode, fullgraph=True)(f)
+    np.testing.assert_array_equal(jitted(x, x, x).asnumpy(), f(x, x, x).asnumpy())
+    assert jitted.stats.compiles == 1
 
 
 @pytest.mark.parametrize("kwargs", [
