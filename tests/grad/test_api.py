@@ -297,3 +297,17 @@ def test_graph_mode_gradient_of_a_cell_that_falls_back_runs_on_the_tape():
         assert ms.grad(ReturnsNumpy())(a, b).asnumpy() == 0   # no tensor output: zero, as MindSpore
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class Square(nn.Cell):
+    def construct(self, x):
+        return x * x * x
+
+
+@pytest.mark.parametrize("mode", RUNS)
+def test_grad_of_grad_after_first_order_is_second_order(mode):
+    """The outer gradient differentiates the inner gradient, not the inner one's function."""
+    x = ms.Tensor(np.array([1.5, -2.0]))
+    for fn in (Square(), lambda t: t * t * t):
+        close(run(mode, lambda: ms.grad(fn), x), 3 * x.asnumpy() ** 2)
+        close(run(mode, lambda: ms.grad(ms.grad(fn)), x), 6 * x.asnumpy())

@@ -118,4 +118,4 @@ def _capture(body, fn, args, kwargs):
                 raise
             logger.debug("grad: tracing %s instead of interpreting it: %s", body.name, e)
     body.traced = True
-    return body.run(getattr(fn, "fn", fn), *args, **kwargs)
+    return body.run(getattr(fn, "_msjit_source_fn", fn), *args, **kwargs)   # (a jitted fn: its Python)
