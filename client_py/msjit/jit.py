@@ -136,7 +136,7 @@ class JitFunction:
         self._fast = _no_fast       # FastCall of the entry used last, when it has one
         self._last_key = None       # guard of the entry used last (recompile reasons)
         self._fallback = False
-        self._by_keywords = {}      # names of Tensor keyword arguments -> JitFunction taking them positionally
+        self._flat = {}             # argument structure -> JitFunction taking its Tensors positionally
 
     @property
     def _msjit_source_fn(self):  # capture inlines a jitted function called from another one
@@ -156,10 +156,10 @@ class JitFunction:
         if bytecode and context.is_graph_mode():   # the spec: the decoration is invalid there
             return self.fn(*args, **kwargs)
         args, kwargs = self._normalize(args, kwargs)
-        tensor_keywords = tuple(k for k, v in kwargs.items() if isinstance(v, Tensor))
-        if tensor_keywords:   # (fn(*args, **kwargs) forwarding Tensors by keyword)
-            rest = {k: v for k, v in kwargs.items() if k not in tensor_keywords}
-            return self._keywords_as_positional(tensor_keywords)(*args, *(kwargs[k] for k in tensor_keywords), **rest)
+        if _tensors_nested(args, kwargs):   # (in containers or by keyword: graph inputs are positional)
+            tensors = []
+            structure = _structure((args, kwargs), tensors)
+            return self._flattened(structure)(*tensors)
         key = _guard_key(args, kwargs)
         entry = self._cache.get(key)
         if entry is None or entry.stale():
@@ -177,19 +177,19 @@ class JitFunction:
         self._fast = entry.fast or _no_fast
         return entry(args, kwargs)
 
-    def _keywords_as_positional(self, names):
-        """The same function taking the Tensor keyword arguments ``names`` positionally after the
-        others (graph inputs are positional); it shares this function's statistics."""
-        jitted = self._by_keywords.get(names)
+    def _flattened(self, structure):
+        """The same function taking the Tensors of an argument ``structure`` (see ``_structure``)
+        positionally, the rest of the structure fixed (part of its guard); it shares this
+        function's statistics."""
+        jitted = self._flat.get(structure)
         if jitted is None:
-            fn, count = self.fn, len(names)
+            fn = self.fn
 
-            def call_with_keywords(*args, **kwargs):
-                keywords = dict(zip(names, args[-count:]))
-                keywords.update(kwargs)
-                return fn(*args[:-count], **keywords)
-            call_with_keywords.__qualname__ = self.__qualname__
-            jitted = self._by_keywords[names] = JitFunction(call_with_keywords, self.config)
+            def call_with_structure(*tensors):
+                args, kwargs = _rebuild(structure, tensors)
+                return fn(*args, **kwargs)
+            call_with_structure.__qualname__ = self.__qualname__
+            jitted = self._flat[structure] = JitFunction(call_with_structure, self.config)
             jitted.stats = self.stats
         return jitted
 
@@ -340,6 +340,51 @@ def _log_recompile(name, previous, key, stale_reason):
     logger.info("recompiling %s: %s", name, reason)
 
 
+def _tensors_nested(args, kwargs):
+    """Whether a Tensor is passed other than as a plain positional argument."""
+    return any(isinstance(v, Tensor) for v in kwargs.values()) or any(
+        isinstance(a, (tuple, list, dict)) and _holds_tensor(a) for a in args) or any(
+        isinstance(v, (tuple, list, dict)) and _holds_tensor(v) for v in kwargs.values())
+
+
+def _holds_tensor(v):
+    if isinstance(v, Tensor):
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(_holds_tensor(x) for x in v)
+    return isinstance(v, dict) and any(_holds_tensor(x) for x in v.values())
+
+
+def _structure(v, tensors):
+    """``v`` (arguments through tuples, lists and dicts) with each Tensor replaced by its position
+    in ``tensors``: hashable, so it keys the flattened function (constants by value)."""
+    if isinstance(v, Tensor):
+        tensors.append(v)
+        return ("tensor", len(tensors) - 1)
+    if type(v) in (tuple, list):
+        return (type(v).__name__, tuple(_structure(x, tensors) for x in v))
+    if type(v) is dict:
+        return ("dict", tuple((k, _structure(x, tensors)) for k, x in v.items()))
+    _constant_key(v)   # (a clear TypeError for what cannot be a constant)
+    return ("const", (v, type(v)))
+
+
+def _rebuild(structure, tensors):
+    kind, body = structure
+    if kind == "tensor":
+        return tensors[body]
+    if kind == "tuple":
+        return tuple(_rebuild(x, tensors) for x in body)
+    if kind == "list":
+        return [_rebuild(x, tensors) for x in body]
+    if kind == "dict":
+        return {k: _rebuild(x, tensors) for k, x in body}
+    return body[0]
+
+
+_rebuild._msjit_records = True   # capture calls it directly: it only moves tensors into containers
+
+
 def _guard_key(args, kwargs):
     key = tuple((a._array.dtype, a.shape) if isinstance(a, Tensor) else _constant_key(a) for a in args)
     return key + tuple((k, _constant_key(v)) for k, v in kwargs.items()) if kwargs else key
@@ -349,9 +394,8 @@ def _constant_key(v):
     guard = getattr(v, "_msjit_guard", None)   # objects whose captured state can change (Cells)
     if guard is not None:
         return (type(v), v, guard())
-    if isinstance(v, (Tensor, np.ndarray)):
-        raise TypeError(f"jit: a {type(v).__name__} inside a container, as a keyword-only argument "
-                        "or as a numpy array is not supported yet; pass Tensors as positional arguments")
+    if isinstance(v, np.ndarray):
+        raise TypeError("jit: numpy arrays are not taken as arguments; pass a Tensor (mindspore.Tensor(array))")
     if isinstance(v, (tuple, list)):
         return (type(v), tuple(_constant_key(x) for x in v))
     if isinstance(v, dict):
