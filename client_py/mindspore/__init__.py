@@ -23,11 +23,12 @@ from .common.dtype import *  # noqa: E402,F401,F403
 if _util.find_spec("msjit.numpy") is not None:
     from . import numpy  # noqa: F401
 
+from .ops import get_grad  # noqa: E402  (MindSpore has it at the top level too)
 from .train.callback import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, TimeMonitor  # noqa: E402
 
 __all__ += [n for n in common.dtype.__all__ if n not in __all__] + ["common", "dataset", "Callback",
                                                                   "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-                                                                  "CheckpointConfig", "numpy", "run_check"]
+                                                                  "CheckpointConfig", "numpy", "run_check", "get_grad"]
 __version__ = _impl.__version__
 
 

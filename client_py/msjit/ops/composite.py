@@ -8,12 +8,12 @@ structure, so the functions they dispatch to run on tracers exactly as they run 
 
 from ..autodiff import GradOperation, grad, value_and_grad
 from ..core import Tracer
+from ..parameter import Parameter
 from ..tensor import Tensor
 from .array_ops import ones_like, zeros_like
 
 __all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "GradOperation", "grad", "value_and_grad", "zeros_like",
-           "ones_like", "depend"]
-
+           "ones_like", "depend", "get_grad"]
 
 
 def depend(value, expr):
@@ -24,6 +24,33 @@ def depend(value, expr):
 
 
 depend._msjit_records = True
+
+
+def get_grad(gradients, identifier):
+    """``ops.get_grad(gradients, identifier)``: the gradient paired with ``identifier`` (an input
+    position or a Parameter) in the result of ``grad(..., return_ids=True)``, whose pairs are
+    ``(position, gradient)`` and ``(parameter name, gradient)``, alone or in nested tuples."""
+    if isinstance(identifier, Parameter):
+        key = identifier.name
+    elif isinstance(identifier, int):
+        key = int(identifier)   # (a bool too, as MindSpore: True is position 1)
+    else:
+        raise TypeError(f"For `get_grad`, the `x` should be an integer or a Parameter, but got {identifier}")
+    found = _find_grad(gradients, key)
+    if found is None:
+        raise RuntimeError(f"Can not find the gradient for position or Parameter {key!r}")
+    return found
+
+
+def _find_grad(tree, key):
+    if not isinstance(tree, (tuple, list)):
+        return None
+    if len(tree) == 2 and isinstance(tree[1], (Tensor, Tracer)) and isinstance(tree[0], (int, str)):
+        return tree[1] if type(tree[0]) is type(key) and tree[0] == key else None
+    return next((g for g in (_find_grad(t, key) for t in tree) if g is not None), None)
+
+
+get_grad._msjit_records = True
 
 
 def _type_names(value):

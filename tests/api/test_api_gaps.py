@@ -1,0 +1,196 @@
+"""API gaps found by running MindSpore's own tests: ``ops.get_grad``, ``Tensor.from_numpy``, the
+``Tensor(shape=, dtype=, init=)`` and dynamic-shape ``Tensor(shape=[None, 3])`` forms,
+``init_data`` / ``has_init`` / ``set_const_arg``, and the primitive classes those tests import.
+Expected values come from numpy (or from what MindSpore 2.10 prints for the same program)."""
+import numpy as np
+import pytest
+
+import mindspore as ms
+from harness import MODES, array, check_api, seeded, shape
+from mindspore import Parameter, Tensor, nn, ops
+from mindspore.common.initializer import Constant, Normal, One, Zero
+from mindspore.ops import functional as F
+from mindspore.ops import operations as P
+
+pytestmark = pytest.mark.usefixtures("module_daemon_home")
+
+
+# ---- get_grad ----------------------------------------------------------------------------------
+
+def _product(x, y, z):
+    return (ops.sin(x) * y * z).sum()
+
+
+def _grad_of(position):
+    """``get_grad(grad(_product, (0, 1, 2), return_ids=True)(x, y, z), position)``."""
+    def pick(x, y, z):
+        return ops.get_grad(ops.grad(_product, (0, 1, 2), return_ids=True)(x, y, z), position)
+    return pick
+
+
+_GRAD_REFS = {0: lambda x, y, z: (np.cos(x) * y * z).astype(x.dtype),
+              1: lambda x, y, z: (np.sin(x) * z).astype(x.dtype),
+              2: lambda x, y, z: (np.sin(x) * y).astype(x.dtype)}
+
+
+@pytest.mark.parametrize("position", sorted(_GRAD_REFS))
+def test_get_grad_by_position(position):
+    rng = seeded(f"get_grad{position}")
+    shp = shape(rng)
+    args = [array(rng, shp) for _ in range(3)]
+    check_api(_grad_of(position), args, _GRAD_REFS[position], rtol=1e-5, atol=1e-5)
+
+
+class _Scaled(nn.Cell):
+    def __init__(self, w, b):
+        super().__init__()
+        self.w = Parameter(Tensor(w), name="w")
+        self.b = Parameter(Tensor(b), name="b")
+
+    def construct(self, x):
+        return (x * self.w + self.b * self.b).sum()
+
+
+def test_get_grad_by_parameter_and_errors():
+    rng = seeded("get_grad_param")
+    shp = shape(rng)
+    x, w, b = (array(rng, shp) for _ in range(3))
+    net = _Scaled(w, b)
+    grads = ops.grad(net, 0, net.trainable_params(), return_ids=True)(Tensor(x))
+    np.testing.assert_allclose(F.get_grad(grads, net.w).asnumpy(), x, rtol=1e-6)
+    np.testing.assert_allclose(ms.get_grad(grads, net.b).asnumpy(), 2 * b, rtol=1e-6)
+    np.testing.assert_allclose(ops.get_grad(grads, 0).asnumpy(), w, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="position or Parameter 1"):
+        ops.get_grad(grads, 1)
+    with pytest.raises(TypeError, match="get_grad"):
+        ops.get_grad(grads, "w")
+    with pytest.raises(TypeError, match="get_grad"):
+        ops.get_grad(grads, 1.0)
+    np.testing.assert_allclose(ops.get_grad(grads, False).asnumpy(), w, rtol=1e-6)   # as MindSpore
+    other = Parameter(Tensor(w), name="other")
+    with pytest.raises(RuntimeError, match="other"):
+        ops.get_grad(grads, other)
+    # a single position: grad returns one (position, gradient) pair
+    single = ops.grad(net, 0, return_ids=True)(Tensor(x))
+    np.testing.assert_allclose(ops.get_grad(single, 0).asnumpy(), w, rtol=1e-6)
+
+
+def test_get_grad_parameter_under_jit():
+    rng = seeded("get_grad_jit")
+    shp = shape(rng)
+    x, w, b = (array(rng, shp) for _ in range(3))
+    net = _Scaled(w, b)
+    grad_fn = ops.grad(net, None, net.trainable_params(), return_ids=True)
+
+    for mode in MODES:
+        @ms.jit(capture_mode=mode, fullgraph=True)
+        def pick(x):
+            return ops.get_grad(grad_fn(x), net.w) + ops.get_grad(grad_fn(x), net.b)
+        np.testing.assert_allclose(pick(Tensor(x)).asnumpy(), x + 2 * b, rtol=1e-5, err_msg=mode)
+
+
+# ---- Tensor constructors and from_numpy ------------------------------------------------------
+
+def test_from_numpy_shares_memory():
+    rng = seeded("from_numpy")
+    for dtype in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+        a = array(rng, shape(rng), dtype)
+        t = Tensor.from_numpy(a)
+        assert t.asnumpy().dtype == a.dtype and t.shape == a.shape
+        a.flat[0] = not a.flat[0] if dtype is np.bool_ else a.flat[0] + 7
+        assert t.asnumpy().flat[0] == a.flat[0], "from_numpy must share the array's memory"
+    strided = np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1]
+    np.testing.assert_array_equal(Tensor.from_numpy(strided).asnumpy(), strided)
+    with pytest.raises(TypeError, match="NumPy array"):
+        Tensor.from_numpy([1.0, 2.0])
+    with pytest.raises(TypeError):
+        Tensor.from_numpy(np.array(["a"]))
+
+
+def _ones_plus(x):
+    return x + Tensor(shape=x.shape, dtype=x.dtype, init=One())
+
+
+def test_tensor_from_init_inside_jit():
+    rng = seeded("init_jit")
+    check_api(_ones_plus, [array(rng, shape(rng))], lambda x: x + np.float32(1), grad=True)
+
+
+_INITS = {"One": (One(), lambda s: np.ones(s)), "Zero": (Zero(), lambda s: np.zeros(s)),
+          "Constant": (Constant(2.5), lambda s: np.full(s, 2.5)), "ones": ("ones", lambda s: np.ones(s)),
+          "zeros": ("zeros", lambda s: np.zeros(s))}
+
+
+@pytest.mark.parametrize("name", sorted(_INITS))
+@pytest.mark.parametrize("dtype", [ms.float32, ms.float16, ms.int32])
+def test_tensor_shape_dtype_init(name, dtype):
+    init, ref = _INITS[name]
+    shp = shape(seeded(name))
+    t = Tensor(shape=shp, dtype=dtype, init=init)
+    assert t.has_init and t.init is init
+    assert t.shape == shp and t.dtype == dtype
+    assert t.init_data() is t and not t.has_init and t.init is None
+    np.testing.assert_array_equal(t.asnumpy(), ref(shp).astype(ms.dtype_to_nptype(dtype)))
+    with pytest.raises(TypeError, match="init_data"):
+        t.init_data()   # already applied, as MindSpore
+
+
+def test_tensor_random_init_and_parameter():
+    ms.set_seed(3)
+    t = Tensor(shape=(64, 32), dtype=ms.float32, init=Normal(sigma=0.5)).init_data()
+    values = t.asnumpy()
+    assert values.dtype == np.float32 and values.shape == (64, 32)
+    assert 0.4 < values.std() < 0.6 and abs(values.mean()) < 0.05
+    p = Parameter(Tensor(shape=(2, 3), dtype=ms.float32, init=One()), name="p")
+    np.testing.assert_array_equal(p.asnumpy(), np.ones((2, 3), np.float32))
+
+
+def test_tensor_shape_dtype_without_init_is_zeros():
+    t = Tensor(shape=(2, 3), dtype=ms.int32)
+    assert not t.has_init and t.dtype == ms.int32
+    np.testing.assert_array_equal(t.asnumpy(), np.zeros((2, 3), np.int32))
+    with pytest.raises(TypeError, match="init_data"):
+        t.init_data()
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({}, TypeError), ({"shape": (2,)}, TypeError), ({"shape": (2,), "init": One()}, ValueError),
+    ({"dtype": ms.float32, "init": One()}, ValueError), ({"input_data": [1.0], "shape": (1,)}, ValueError),
+    ({"input_data": [1.0], "const_arg": 1}, TypeError),
+    ({"shape": (None, 2), "dtype": ms.float32, "init": One()}, ValueError)])
+def test_tensor_constructor_errors(kwargs, error):
+    with pytest.raises(error, match="Tensor"):
+        Tensor(**kwargs)
+
+
+class _Double(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+def test_dynamic_shape_declaration():
+    spec = Tensor(shape=[None, 3], dtype=ms.float32)
+    assert isinstance(spec, Tensor) and spec.shape == (-1, 3) and spec.dtype == ms.float32
+    assert "shape=[-1, 3]" in repr(spec) and not spec.has_init
+    assert Tensor(None, ms.int32, (2, -1)).shape == (2, -1)
+    for use in (lambda: spec + 1, lambda: spec.asnumpy(), lambda: ops.exp(spec), lambda: np.asarray(spec)):
+        with pytest.raises(ValueError, match="dynamic shape"):
+            use()
+    net = _Double()
+    net.set_inputs(spec)
+    rng = seeded("dyn")
+    for rows in (2, 5):
+        x = array(rng, (rows, 3))
+        np.testing.assert_allclose(net(Tensor(x)).asnumpy(), 2 * x)
+
+
+def test_const_arg():
+    x = Tensor(np.ones(2, np.float32))
+    assert x.const_arg is False and not x.has_init
+    assert x.set_const_arg() is x and x.const_arg is True
+    assert x.set_const_arg(False).const_arg is False
+    assert Tensor([1.0], const_arg=True).const_arg is True
+    with pytest.raises(TypeError, match="set_const_arg"):
+        x.set_const_arg(1)
+    with pytest.raises(TypeError, match="init_data"):
+        x.init_data()
