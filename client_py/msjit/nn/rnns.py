@@ -17,7 +17,27 @@ from .cell import Cell
 __all__ = ["RNN", "LSTM", "GRU"]
 
 
-def _lstm_step(gates, h, c):
+# One time step of each cell from the projected input ``gates_x = x @ W_ih.T + b_ih``: shared by
+# the layers below and the single-step Cells of ``rnn_cells``.
+def rnn_step(gates_x, h, w_hh, b_hh, nonlinearity="tanh"):
+    """``act(gates_x + h @ W_hh.T + b_hh)``."""
+    pre = ops.add(gates_x, ops.dense(h, w_hh, b_hh))
+    return ops.tanh(pre) if nonlinearity == "tanh" else ops.relu(pre)
+
+
+def gru_step(gates_x, h, w_hh, b_hh):
+    """Gates (r, z, n): ``n = tanh(x_n + r * h_n)``, ``h' = n + z (h - n)``."""
+    xr, xz, xn = ops.split(gates_x, gates_x.shape[-1] // 3, -1)
+    hh = ops.dense(h, w_hh, b_hh)
+    hr, hz, hn = ops.split(hh, hh.shape[-1] // 3, -1)
+    r, z = ops.sigmoid(ops.add(xr, hr)), ops.sigmoid(ops.add(xz, hz))
+    n = ops.tanh(ops.add(xn, ops.mul(r, hn)))
+    return ops.add(n, ops.mul(z, ops.sub(h, n)))
+
+
+def lstm_step(gates_x, h, c, w_hh, b_hh):
+    """Gates (i, f, g, o): ``c' = sig(f) c + sig(i) tanh(g)``, ``h' = sig(o) tanh(c')``."""
+    gates = ops.add(gates_x, ops.dense(h, w_hh, b_hh))
     i, f, g, o = ops.split(gates, gates.shape[-1] // 4, -1)
     c = ops.add(ops.mul(ops.sigmoid(f), c), ops.mul(ops.sigmoid(i), ops.tanh(g)))
     return ops.mul(ops.sigmoid(o), ops.tanh(c)), c
@@ -122,8 +142,7 @@ class RNN(_RNNBase):
         self.nonlinearity = nonlinearity
 
     def _step(self, gates_x, h, c, w_hh, b_hh):
-        pre = ops.add(gates_x, ops.dense(h, w_hh, b_hh))
-        return (ops.tanh(pre) if self.nonlinearity == "tanh" else ops.relu(pre)), None
+        return rnn_step(gates_x, h, w_hh, b_hh, self.nonlinearity), None
 
     def construct(self, x, hx=None, seq_length=None):
         out, h, _ = self._run(x, hx, None, seq_length)
@@ -137,11 +156,7 @@ class GRU(_RNNBase):
     _gates = 3
 
     def _step(self, gates_x, h, c, w_hh, b_hh):
-        xr, xz, xn = ops.split(gates_x, self.hidden_size, -1)
-        hr, hz, hn = ops.split(ops.dense(h, w_hh, b_hh), self.hidden_size, -1)
-        r, z = ops.sigmoid(ops.add(xr, hr)), ops.sigmoid(ops.add(xz, hz))
-        n = ops.tanh(ops.add(xn, ops.mul(r, hn)))
-        return ops.add(n, ops.mul(z, ops.sub(h, n))), None
+        return gru_step(gates_x, h, w_hh, b_hh), None
 
     def construct(self, x, hx=None, seq_length=None):
         out, h, _ = self._run(x, hx, None, seq_length)
@@ -154,7 +169,7 @@ class LSTM(_RNNBase):
     _gates = 4
 
     def _step(self, gates_x, h, c, w_hh, b_hh):
-        return _lstm_step(ops.add(gates_x, ops.dense(h, w_hh, b_hh)), h, c)
+        return lstm_step(gates_x, h, c, w_hh, b_hh)
 
     def construct(self, x, hx=None, seq_length=None):
         h0, c0 = (None, None) if hx is None else hx

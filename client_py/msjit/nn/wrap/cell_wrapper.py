@@ -74,8 +74,8 @@ class ForwardValueAndGrad(Cell):
 
 class TrainOneStepCell(Cell):
     """``TrainOneStepCell(network, optimizer, sens=None, return_grad=False)``: one step of
-    ``optimizer`` on the loss ``network(*inputs)``; returns the loss (and the gradients with
-    ``return_grad``). ``sens`` scales the gradients (the loss's sensitivity, 1.0 by default)."""
+    ``optimizer`` on the loss ``network(*inputs)``; returns the loss (and ``{parameter name:
+    gradient}`` with ``return_grad``). ``sens`` scales the gradients (the loss's sensitivity, 1.0 by default)."""
 
     def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
@@ -95,4 +95,6 @@ class TrainOneStepCell(Cell):
         if self.sens != 1.0:   # d(sens * loss) = sens * d(loss)
             grads = tuple(ops.mul(g, self.sens) for g in grads)
         self.optimizer(grads)
-        return (loss, grads) if self.return_grad else loss
+        if self.return_grad:    # MindSpore: {parameter name: gradient}
+            return loss, {p.name: g for p, g in zip(self.weights, grads)}
+        return loss
