@@ -92,13 +92,13 @@ class AdamWeightDecay(Optimizer):
 
     def construct(self, gradients):
         gradients = self._check_gradients(gradients)
+        decays = self._decays()
         lrs = self._lrs()
         self._increase_step()
-        for i, (p, g, m, v, lr) in enumerate(zip(self._parameters, gradients, self.moments1, self.moments2, lrs)):
+        for p, g, m, v, lr, wd in zip(self._parameters, gradients, self.moments1, self.moments2, lrs, decays):
             new_m, new_v = _moments(m, v, g, self.beta1, self.beta2)
             step = ops.div(new_m, ops.add(ops.sqrt(new_v), self.eps))
-            wd = self._decay_of(i)
-            if self.decay_flags[i] and wd > 0:
+            if wd is not None:
                 step = ops.add(step, ops.mul(p, wd))
             ops.assign(p, ops.sub(p, ops.mul(step, ops.cast(lr, p.dtype))))
         return tuple(True for _ in self._parameters)

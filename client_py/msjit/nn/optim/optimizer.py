@@ -48,13 +48,14 @@ class Optimizer(Cell):
         self.loss_scale = loss_scale
         self.need_scale = loss_scale != 1.0
         self.dynamic_lr = False
+        self.dynamic_weight_decay = False
         self.global_step = Parameter(np.zeros((1,), np.int32), "global_step")
         default_wd = self._check_weight_decay(weight_decay)
         self.is_group = isinstance(parameters[0], dict)
         if self.is_group:
-            params, lrs, wds = self._parse_groups(parameters, learning_rate, default_wd)
+            params, lrs, wds = self._parse_groups(parameters, learning_rate, weight_decay)
             self.is_group_lr = any("lr" in g for g in parameters)
-            self.decay_flags = tuple(wd > 0 for wd in wds)
+            self.decay_flags = tuple(isinstance(wd, Cell) or wd > 0 for wd in wds)
             self.weight_decay = tuple(wds)
         else:
             params = parameters
@@ -70,19 +71,25 @@ class Optimizer(Cell):
             self._lr_of = lrs
         else:
             self.learning_rate = self._build_lr(learning_rate, "learning_rate")
-        self.exec_weight_decay = any(self.decay_flags) if self.is_group else default_wd > 0
+        self.exec_weight_decay = any(self.decay_flags) if self.is_group else \
+            isinstance(default_wd, Cell) or default_wd > 0
         self.parameters = self._parameters = ParameterTuple(params)
         if len({id(p) for p in params}) != len(params):
             raise RuntimeError(f"For '{name}', a parameter is given more than once")
 
     # -- construction helpers -------------------------------------------------------------
     def _check_weight_decay(self, weight_decay):
+        """A float (times ``loss_scale``, as the gradients it is added to are still scaled), or a
+        Cell mapping ``global_step`` to this step's weight decay (dynamic weight decay)."""
+        if isinstance(weight_decay, Cell):
+            self.dynamic_weight_decay = True
+            return weight_decay
         if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)):
-            raise TypeError(f"For '{type(self).__name__}', weight_decay must be a float or int, "
+            raise TypeError(f"For '{type(self).__name__}', weight_decay must be a float, int or Cell, "
                             f"got {type(weight_decay).__name__}")
         if weight_decay < 0:
             raise ValueError(f"For '{type(self).__name__}', weight_decay must be >= 0, got {weight_decay}")
-        return float(weight_decay)
+        return float(weight_decay) * self.loss_scale
 
     def _build_lr(self, learning_rate, name):
         """The learning rate as a float32 Parameter: 0-d (fixed) or 1-D (dynamic, per step); or a
@@ -136,9 +143,14 @@ class Optimizer(Cell):
         return params, lrs, wds
 
     # -- pieces of a step -----------------------------------------------------------------
+    def _step_value(self):
+        """``global_step`` as a value for a schedule Cell: under capture a graph value (the
+        Parameter itself could be taken for a constant by code that does not bind it, e.g. indexing)."""
+        return ops.stop_gradient(self.global_step)
+
     def _lr_value(self, lr):
         if isinstance(lr, LearningRateSchedule):
-            return ops.reshape(lr(self.global_step), ())
+            return ops.reshape(lr(self._step_value()), ())
         if lr.ndim == 0:
             return lr
         index = ops.minimum(self.global_step, lr.shape[0] - 1)
@@ -163,20 +175,37 @@ class Optimizer(Cell):
                 return lr
         raise ValueError(f"get_lr_parameter: {param.name!r} is not optimized by this optimizer")
 
+    def _wd_value(self, wd):
+        if not isinstance(wd, Cell):
+            return wd
+        value = wd(self._step_value())
+        return ops.mul(value, self.loss_scale) if self.need_scale else value
+
     @library_method
     def get_weight_decay(self):
-        return self.weight_decay
+        """The weight decay of this step: one value, or a tuple with one per parameter (a Cell
+        schedule is called with ``global_step``, once per step)."""
+        if not self.dynamic_weight_decay:
+            return self.weight_decay
+        if self.is_group:
+            values = {}
+            return tuple(values.setdefault(id(wd), self._wd_value(wd)) for wd in self.weight_decay)
+        return self._wd_value(self.weight_decay)
 
-    def _decay_of(self, i):
-        return self.weight_decay[i] if self.is_group else self.weight_decay
+    def _decays(self):
+        """The weight decay of each parameter this step (None where it does not decay)."""
+        wd = self.get_weight_decay()
+        wds = wd if self.is_group else (wd,) * len(self._parameters)
+        return tuple(w if flag and not (isinstance(w, float) and w <= 0) else None
+                     for w, flag in zip(wds, self.decay_flags))
 
     @library_method
     def decay_weight(self, gradients):
         """``gradient + weight_decay * parameter`` for the parameters that decay."""
         if not self.exec_weight_decay:
             return tuple(gradients)
-        return tuple(ops.add(g, ops.mul(p, self._decay_of(i))) if self.decay_flags[i] and self._decay_of(i) > 0
-                     else g for i, (p, g) in enumerate(zip(self._parameters, gradients)))
+        return tuple(g if wd is None else ops.add(g, ops.mul(p, wd))
+                     for p, g, wd in zip(self._parameters, gradients, self._decays()))
 
     @library_method
     def scale_grad(self, gradients):
