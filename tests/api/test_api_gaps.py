@@ -194,3 +194,119 @@ def test_const_arg():
         x.set_const_arg(1)
     with pytest.raises(TypeError, match="init_data"):
         x.init_data()
+
+
+# ---- primitive classes MindSpore's tests import ----------------------------------------------
+
+def _gelu_tanh(x):
+    return (0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+
+
+def _selu(x):
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    return (scale * np.where(x > 0, x, alpha * (np.exp(x) - 1))).astype(x.dtype)
+
+
+def _celu(x, alpha=1.5):
+    return (np.maximum(x, 0) + np.minimum(0, alpha * (np.exp(x / alpha) - 1))).astype(x.dtype)
+
+
+def _glu(x, axis=0):
+    a, b = np.split(x, 2, axis)
+    return (a / (1 + np.exp(-b))).astype(x.dtype)
+
+
+def _index_fill(x, dim, index, value):
+    out = x.copy()
+    out[(slice(None),) * dim + (index,)] = value
+    return out
+
+
+def _inplace_update(x, indices, v):
+    out = x.copy()
+    out[indices] = v
+    return out
+
+
+def _topk(x, k):
+    order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(x, order, -1), order.astype(np.int32)
+
+
+def _pool(x):   # AdaptiveAvgPool2D to (1, 2) of an (n, c, h, 2w) input: mean of each half
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h, 2, w // 2).mean(axis=(2, 4)).reshape(n, c, 1, 2).astype(x.dtype)
+
+
+def _real(rng):
+    return array(rng, shape(rng, 2, 2, 4))
+
+
+def _pair(rng):
+    """Two arrays, the second of the first's trailing shape (broadcast)."""
+    s = shape(rng, 2, 2, 4)
+    return [array(rng, s), array(rng, s[1:])]
+
+
+def _even(rng):
+    s = shape(rng, 2, 2, 4)
+    return array(rng, (2 * s[0], s[1]))
+
+
+# class -> (attrs, args from rng, numpy reference, differentiable, capture modes)
+CLASSES = {
+    "TensorAdd": ({}, _pair, lambda x, y: x + y, True, MODES),
+    "ACos": ({}, lambda r: [array(r, shape(r), low=-0.9, high=0.9)], np.arccos, True, MODES),
+    "SeLU": ({}, lambda r: [_real(r)], _selu, True, MODES),
+    "GeLU": ({}, lambda r: [_real(r)], _gelu_tanh, True, MODES),
+    "Gelu": ({}, lambda r: [_real(r)], _gelu_tanh, True, MODES),
+    "CeLU": ({"alpha": 1.5}, lambda r: [_real(r)], _celu, True, MODES),
+    "GLU": ({"axis": 0}, lambda r: [_even(r)], _glu, True, MODES),
+    "HShrink": ({"lambd": 0.6}, lambda r: [_real(r)], lambda x: np.where(np.abs(x) > 0.6, x, 0).astype(x.dtype),
+                False, MODES),
+    "SoftShrink": ({"lambd": 0.6}, lambda r: [_real(r)],
+                   lambda x: (np.sign(x) * np.maximum(np.abs(x) - 0.6, 0)).astype(x.dtype), True, MODES),
+    "PReLU": ({}, lambda r: [array(r, (3, 4)), array(r, (4,), low=0.1, high=0.5)],
+              lambda x, w: np.where(x > 0, x, w * x), True, MODES),
+    "IsClose": ({"rtol": 1e-3, "atol": 0.1}, _pair,
+                lambda x, y: np.isclose(x, y, rtol=1e-3, atol=0.1), False, MODES),
+    "ReduceStd": ({"axis": 1, "unbiased": True, "keep_dims": True}, lambda r: [_real(r)],
+                  lambda x: (x.std(1, ddof=1, keepdims=True), x.mean(1, keepdims=True)), False, MODES),
+    "TopK": ({"sorted": True}, lambda r: [_real(r), 2], _topk, False, MODES),
+    "AdaptiveAvgPool2D": ({"output_size": (1, 2)}, lambda r: [array(r, (1, 2, 3, 4))], _pool, True, MODES),
+    "Pad": ({"paddings": ((1, 0), (0, 2))}, lambda r: [_real(r)], lambda x: np.pad(x, ((1, 0), (0, 2))), True,
+            MODES),
+    "IndexFill": ({}, lambda r: [_real(r), 1, np.array([0, 1], np.int32), np.array(9.0, np.float32)],
+                  _index_fill, False, MODES),
+    "InplaceUpdateV2": ({}, lambda r: [array(r, (4, 3)), np.array([2, 0], np.int32), array(r, (2, 3))],
+                        _inplace_update, False, MODES),
+    "FillV2": ({}, lambda r: [(2, 3), np.array(2.5, np.float32)], lambda s, v: np.full(s, v), False, MODES),
+    "LinSpace": ({}, lambda r: [np.array(-1.0, np.float32), np.array(3.0, np.float32), 5],
+                 lambda a, b, n: np.linspace(a, b, n).astype(np.float32), False, ()),
+    "Range": ({}, lambda r: [np.array(1, np.int32), np.array(8, np.int32), np.array(3, np.int32)],
+              lambda a, b, d: np.arange(1, 8, 3, dtype=np.int64), False, ()),
+    "NonZero": ({}, lambda r: [array(r, (3, 4), bool)], lambda x: np.argwhere(x).astype(np.int64), False, ()),
+}
+
+
+@pytest.mark.parametrize("cls", sorted(CLASSES))
+def test_primitive_class(cls):
+    attrs, make, ref, grad, modes = CLASSES[cls]
+    op = getattr(P, cls)(**attrs)
+
+    def call(*xs):
+        return op(*xs)
+    args = make(seeded(cls))
+    check_api(call, args, ref, modes=modes, grad=grad, rtol=1e-5, atol=1e-6)
+
+
+def test_scatter_add_updates_parameter():
+    rng = seeded("ScatterAdd")
+    base = array(rng, (4, 3))
+    updates = array(rng, (3, 3))
+    p = Parameter(Tensor(base), name="p")
+    out = P.ScatterAdd()(p, Tensor(np.array([0, 3, 0], np.int32)), Tensor(updates))
+    want = base.copy()
+    np.add.at(want, [0, 3, 0], updates)
+    np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6)

@@ -155,7 +155,7 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
         "Atan": "atan", "Asin": "asin", "Acos": "acos", "Atan2": "atan2", "Log1p": "log1p", "Expm1": "expm1",
         "Xlogy": "xlogy", "Lerp": "lerp", "IsNan": "isnan", "IsInf": "isinf", "IsFinite": "isfinite",
         "ReLU6": "relu6", "HSwish": "hardswish", "HSigmoid": "hardsigmoid", "FastGeLU": "fast_gelu",
-        "Softplus": "softplus", "Softsign": "softsign", "Mish": "mish", "GeLU": "gelu", "SiLU": "silu",
+        "Softplus": "softplus", "Softsign": "softsign", "Mish": "mish", "SiLU": "silu",
         "Select": "where", "Cast": "cast", "Reshape": "reshape", "Transpose": "transpose", "Tile": "tile",
         "ExpandDims": "expand_dims", "OnesLike": "ones_like", "ZerosLike": "zeros_like", "Slice": "slice",
         "GatherNd": "gather_nd", "ScatterNd": "scatter_nd", "MaskedFill": "masked_fill", "Diag": "diag",
@@ -167,7 +167,26 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
         "Sinc": "sinc", "StopGradient": "stop_gradient", "TensorAdd": "add", "Trunc": "trunc",
         "TensorScatterAdd": "tensor_scatter_add", "TensorScatterUpdate": "tensor_scatter_update",
         "TruncateDiv": "truncate_div", "TruncateMod": "truncate_mod", "Unique": "unique", "Xdivy": "xdivy",
+        "ACos": "acos", "SeLU": "selu", "PReLU": "prelu", "NonZero": "nonzero", "LinSpace": "linspace",
+        "IndexFill": "index_fill", "ScatterAdd": "scatter_add",
     }.items()},
+    # MindSpore's GeLU primitive (and its old name Gelu) is the tanh approximation
+    **dict.fromkeys(("GeLU", "Gelu"), (lambda x: _o("gelu")(x, approximate="tanh"), _NO)),
+    "CeLU": (lambda x, *, alpha: _o("celu")(x, alpha), {"alpha": 1.0}),
+    "GLU": (lambda x, *, axis: _o("glu")(x, axis), {"axis": -1}),
+    "HShrink": (lambda x, *, lambd: _o("hardshrink")(x, lambd), {"lambd": 0.5}),
+    "SoftShrink": (lambda x, *, lambd: _o("softshrink")(x, lambd), {"lambd": 0.5}),
+    "IsClose": (lambda x, y, **tol: _o("isclose")(x, y, **tol), {"rtol": 1e-5, "atol": 1e-8, "equal_nan": False}),
+    "Range": (lambda start, limit, delta, *, maxlen: _o("range")(start, limit, delta, maxlen), {"maxlen": 1000000}),
+    "ReduceStd": (lambda x, *, axis, unbiased, keep_dims: _std_mean(x, axis, unbiased, keep_dims),
+                  {"axis": (), "unbiased": True, "keep_dims": False}),
+    "TopK": (lambda x, k, *, sorted: _o("topk")(x, k, sorted=sorted), {"sorted": True}),
+    "AdaptiveAvgPool2D": (lambda x, *, output_size: _o("adaptive_avg_pool2d")(x, output_size), {"output_size": None}),
+    # paddings: ((before, after), ...) from the first dimension; ops.pad counts from the last
+    "Pad": (lambda x, *, paddings: _o("pad")(x, tuple(n for pair in reversed(paddings) for n in pair)),
+            {"paddings": None}),
+    "FillV2": (lambda shape, value: _o("broadcast_to")(value, tuple(shape)), _NO),
+    "InplaceUpdateV2": (lambda x, indices, v: _o("inplace_update")(x, v, indices), _NO),
     "Round": (lambda x, decimals=0: _o("round")(x, decimals=decimals), _NO),
     "Cross": (lambda x, y, *, dim: _o("cross")(x, y, None if dim == -65530 else dim), {"dim": -65530}),
     "Cdist": (lambda x, y, *, p: _o("cdist")(x, y, p), {"p": 2.0}),
@@ -252,6 +271,12 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "AvgPool": (_pool("avg_pool2d"), {"kernel_size": 1, "strides": 1, "pad_mode": "valid",
                                       "data_format": "NCHW"}),
 }
+
+
+def _std_mean(x, axis, unbiased, keep_dims):
+    """ReduceStd's (standard deviation, mean) over ``axis`` (all axes when empty)."""
+    axis = None if axis in ((), []) else axis
+    return (_o("std")(x, axis, ddof=int(unbiased), keepdims=keep_dims), _o("mean")(x, axis, keep_dims))
 
 
 def _addn(xs):
