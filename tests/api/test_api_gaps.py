@@ -238,6 +238,50 @@ def _pool(x):   # AdaptiveAvgPool2D to (1, 2) of an (n, c, h, 2w) input: mean of
     return x.reshape(n, c, h, 2, w // 2).mean(axis=(2, 4)).reshape(n, c, 1, 2).astype(x.dtype)
 
 
+def _log_sigmoid(x):
+    return -np.logaddexp(0, -x)
+
+
+def _bce_logits(x, y, w=1.0, pw=1.0):
+    return -w * (pw * y * _log_sigmoid(x) + (1 - y) * _log_sigmoid(-x))
+
+
+def _nll(x, t, w):
+    picked = w[t] * x[np.arange(len(t)), t]
+    return (-picked.sum() / w[t].sum()).astype(x.dtype), w[t].sum().astype(x.dtype)
+
+
+def _layer_norm(x, g, b):
+    mean = x.mean(-1, keepdims=True)
+    var = x.var(-1, keepdims=True)
+    return (((x - mean) / np.sqrt(var + 1e-7) * g + b).astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype))
+
+
+def _scatter_sub(x, idx, upd):
+    out = x.copy()
+    np.subtract.at(out, tuple(idx.T), upd)
+    return out
+
+
+def _rows_op(rows, fn):
+    def ref(x, v):
+        out = x.copy()
+        out[list(rows)] = fn(out[list(rows)], v)
+        return out
+    return ref
+
+
+def _same_shape(rng, second_range):
+    s = shape(rng, 2, 2, 4)
+    return [array(rng, s), array(rng, s, low=second_range[0], high=second_range[1])]
+
+
+def _with_zeros(rng):
+    x, y = _pair(rng)
+    y[..., ::2] = 0
+    return [x, y]
+
+
 def _real(rng):
     return array(rng, shape(rng, 2, 2, 4))
 
@@ -286,7 +330,40 @@ CLASSES = {
     "Range": ({}, lambda r: [np.array(1, np.int32), np.array(8, np.int32), np.array(3, np.int32)],
               lambda a, b, d: np.arange(1, 8, 3, dtype=np.int64), False, ()),
     "NonZero": ({}, lambda r: [array(r, (3, 4), bool)], lambda x: np.argwhere(x).astype(np.int64), False, ()),
+    "KLDivLoss": ({}, lambda r: _same_shape(r, (0.1, 1)), lambda x, y: np.mean(y * (np.log(y) - x)).astype(x.dtype),
+                  True, MODES),
+    "BCEWithLogitsLoss": ({"reduction": "sum"}, lambda r: [array(r, (3, 4)), array(r, (3, 4), low=0, high=1),
+                                                             array(r, (4,), low=0.5, high=1.5),
+                                                             array(r, (4,), low=0.5, high=2)],
+                          lambda x, y, w, pw: _bce_logits(x, y, w, pw).sum().astype(np.float32), True, MODES),
+    "SigmoidCrossEntropyWithLogits": ({}, lambda r: [array(r, (3, 4)), array(r, (3, 4), low=0, high=1)],
+                                      lambda x, y: _bce_logits(x, y).astype(np.float32), True, MODES),
+    "NLLLoss": ({}, lambda r: [array(r, (4, 3)), np.array([2, 0, 1, 2], np.int32), array(r, (3,), low=0.5, high=2)],
+                _nll, False, MODES),
+    "LayerNorm": ({"begin_norm_axis": -1, "begin_params_axis": -1},
+                  lambda r: [array(r, (3, 5)), array(r, (5,)), array(r, (5,))], _layer_norm, False, MODES),
+    "InplaceUpdate": ({"indices": (0, 2)}, lambda r: [array(r, (4, 3)), array(r, (2, 3))],
+                      _rows_op((0, 2), lambda a, v: v), False, MODES),
+    "InplaceAdd": ({"indices": (0, 2)}, lambda r: [array(r, (4, 3)), array(r, (2, 3))],
+                   _rows_op((0, 2), lambda a, v: a + v), True, MODES),
+    "InplaceSub": ({"indices": 1}, lambda r: [array(r, (4, 3)), array(r, (1, 3))],
+                   _rows_op((1,), lambda a, v: a - v), True, MODES),
+    "TensorScatterSub": ({}, lambda r: [array(r, (3, 4)), np.array([[0, 1], [2, 3], [0, 1]], np.int32),
+                                        array(r, (3,))], _scatter_sub, True, MODES),
+    "DivNoNan": ({}, _with_zeros, lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)).astype(x.dtype),
+                 False, MODES),
+    "MulNoNan": ({}, _with_zeros, lambda x, y: (x * y).astype(x.dtype), False, MODES),
+    "L2Loss": ({}, lambda r: [_real(r)], lambda x: (np.square(x).sum() / 2).astype(x.dtype), True, MODES),
+    "DiagPart": ({}, lambda r: [array(r, (4, 4))], np.diagonal, True, MODES),
+    "EqualCount": ({}, lambda r: [array(r, (3, 4), np.int32, 0, 2), array(r, (3, 4), np.int32, 0, 2)],
+                   lambda x, y: np.array([np.sum(x == y)], np.int32), False, MODES),
+    "Rint": ({}, lambda r: [np.array([0.5, 1.5, -2.5, 2.6, -0.4], np.float32)], np.rint, False, MODES),
+    "TensorShape": ({}, lambda r: [_real(r)], lambda x: np.array(x.shape, np.int64), False, MODES),
+    "ScalarToTensor": ({}, lambda r: [3.5, ms.float32], lambda v, t: np.array(v, np.float32), False, ()),
+    "TupleToArray": ({}, lambda r: [(1.0, 2.5)], lambda v: np.array(v, np.float32), False, ()),
+    "Pack": ({"axis": 1}, lambda r: _same_shape(r, (-2, 2)), lambda x, y: np.stack((x, y), 1), True, MODES),
 }
+PACKED = {"Pack"}   # called with the tensors as one tuple
 
 
 @pytest.mark.parametrize("cls", sorted(CLASSES))
@@ -295,18 +372,34 @@ def test_primitive_class(cls):
     op = getattr(P, cls)(**attrs)
 
     def call(*xs):
-        return op(*xs)
+        return op(xs) if cls in PACKED else op(*xs)
     args = make(seeded(cls))
     check_api(call, args, ref, modes=modes, grad=grad, rtol=1e-5, atol=1e-6)
 
 
-def test_scatter_add_updates_parameter():
-    rng = seeded("ScatterAdd")
-    base = array(rng, (4, 3))
-    updates = array(rng, (3, 3))
+def _set_at(out, index, updates):
+    out[index] = updates
+
+
+_ROWS = np.array([0, 3, 0], np.int32)
+_PAIRS = np.array([[0, 1], [3, 2], [0, 1]], np.int32)
+# class -> (indices, updates shape for a (4, 3) Parameter, numpy in-place update of (out, index, updates))
+PARAMETER_SCATTERS = {
+    "ScatterAdd": (_ROWS, (3, 3), np.add.at), "ScatterSub": (_ROWS, (3, 3), np.subtract.at),
+    "ScatterUpdate": (np.array([2, 0], np.int32), (2, 3), _set_at),
+    "ScatterNdAdd": (_PAIRS, (3,), np.add.at), "ScatterNdSub": (_PAIRS, (3,), np.subtract.at),
+    "ScatterNdUpdate": (np.array([[1], [3]], np.int32), (2, 3), _set_at),
+}
+
+
+@pytest.mark.parametrize("cls", sorted(PARAMETER_SCATTERS))
+def test_parameter_scatter(cls):
+    indices, upd_shape, update = PARAMETER_SCATTERS[cls]
+    rng = seeded(cls)
+    base, updates = array(rng, (4, 3)), array(rng, upd_shape)
     p = Parameter(Tensor(base), name="p")
-    out = P.ScatterAdd()(p, Tensor(np.array([0, 3, 0], np.int32)), Tensor(updates))
+    out = getattr(P, cls)()(p, Tensor(indices), Tensor(updates))
     want = base.copy()
-    np.add.at(want, [0, 3, 0], updates)
+    update(want, tuple(indices.T) if indices.ndim == 2 else indices, updates)
     np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6)
     np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6)

@@ -138,6 +138,51 @@ def _pool(name):
     return apply
 
 
+def _tensor(value, dtype=None):
+    from ..tensor import Tensor   # (a constant: its value is known under capture too)
+    return Tensor(value, dtype)
+
+
+def _nd(indices):
+    """First-axis row indices as ``tensor_scatter_*`` index tuples (a trailing axis of one)."""
+    return _o("expand_dims")(indices, -1)
+
+
+def _rows(indices):
+    """InplaceUpdate/Add/Sub's ``indices`` attribute (an int or a tuple) as an int32 tensor."""
+    return _tensor((indices,) if isinstance(indices, int) else tuple(indices), D.int32)
+
+
+def _tensor_scatter_sub(x, indices, updates):
+    return _o("tensor_scatter_add")(x, indices, _o("neg")(updates))
+
+
+def _no_nan(name, x, y):
+    """``x / y`` or ``x * y``, 0 where ``y`` is 0 (the division by a safe 1 there keeps the
+    unselected branch, and its gradient, finite)."""
+    zero = _o("equal")(y, 0)
+    safe = _o("where")(zero, _o("ones_like")(y), y) if name == "div" else y
+    return _o("where")(zero, _o("zeros_like")(_o(name)(x, safe)), _o(name)(x, safe))
+
+
+def _nll_loss(logits, labels, weight, *, reduction, ignore_index):
+    """(loss, total weight of the counted samples), as MindSpore's NLLLoss primitive returns."""
+    loss = _o("nll_loss")(logits, labels, weight, ignore_index, reduction)
+    counted = _o("cast")(_o("not_equal")(labels, ignore_index), weight.dtype)
+    return loss, _o("sum")(_o("mul")(_o("gather")(weight, _o("mul")(labels, _o("cast")(counted, labels.dtype)), 0),
+                                     counted))
+
+
+def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
+    """(y, mean, variance) normalizing the axes from ``begin_norm_axis`` on (the statistics keep them)."""
+    axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
+    mean = _o("mean")(x, axes, True)
+    centered = _o("sub")(x, mean)
+    var = _o("mean")(_o("square")(centered), axes, True)
+    y = _o("add")(_o("mul")(_o("mul")(centered, _o("rsqrt")(_o("add")(var, epsilon))), gamma), beta)
+    return y, mean, var
+
+
 _NO = {}
 _KD = {"keep_dims": False}
 _TRANSPOSE = {"transpose_a": False, "transpose_b": False}
@@ -168,8 +213,36 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
         "TensorScatterAdd": "tensor_scatter_add", "TensorScatterUpdate": "tensor_scatter_update",
         "TruncateDiv": "truncate_div", "TruncateMod": "truncate_mod", "Unique": "unique", "Xdivy": "xdivy",
         "ACos": "acos", "SeLU": "selu", "PReLU": "prelu", "NonZero": "nonzero", "LinSpace": "linspace",
-        "IndexFill": "index_fill", "ScatterAdd": "scatter_add",
-    }.items()},
+        "IndexFill": "index_fill", "ScatterAdd": "scatter_add", "Rint": "round",
+            }.items()},
+    "TensorScatterSub": (lambda x, i, u: _tensor_scatter_sub(x, i, u), _NO),
+    "Pack": (lambda xs, *, axis: _o("stack")(xs, axis), {"axis": 0}),   # (Stack's old name)
+    "KLDivLoss": (lambda x, y, *, reduction: _o("kl_div")(x, y, reduction), {"reduction": "mean"}),
+    "BCEWithLogitsLoss": (lambda x, y, w, pw, *, reduction: _o("binary_cross_entropy_with_logits")(x, y, w, pw, reduction),
+                          {"reduction": "mean"}),
+    "SigmoidCrossEntropyWithLogits": (lambda x, y: _o("binary_cross_entropy_with_logits")(x, y, reduction="none"), _NO),
+    "NLLLoss": (_nll_loss, {"reduction": "mean", "ignore_index": -100}),
+    "LayerNorm": (_layer_norm, {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}),
+    "InplaceUpdate": (lambda x, v, *, indices: _o("inplace_update")(x, v, _rows(indices)), {"indices": None}),
+    "InplaceAdd": (lambda x, v, *, indices: _o("index_add")(x, _rows(indices), v, 0), {"indices": None}),
+    "InplaceSub": (lambda x, v, *, indices: _o("index_add")(x, _rows(indices), _o("neg")(v), 0), {"indices": None}),
+    # the Parameter-updating scatters: assign(var, the functional scatter of var); ``Nd`` ones take
+    # index tuples in the last dimension of ``indices``, the others first-axis row indices
+    "ScatterNdUpdate": (lambda v, i, u, **_: _o("assign")(v, _o("tensor_scatter_update")(v, i, u)), {"use_locking": True}),
+    "ScatterNdAdd": (lambda v, i, u, **_: _o("assign")(v, _o("tensor_scatter_add")(v, i, u)), {"use_locking": False}),
+    "ScatterNdSub": (lambda v, i, u, **_: _o("assign")(v, _tensor_scatter_sub(v, i, u)), {"use_locking": False}),
+    "ScatterUpdate": (lambda v, i, u, **_: _o("assign")(v, _o("tensor_scatter_update")(v, _nd(i), u)),
+                      {"use_locking": True}),
+    "ScatterSub": (lambda v, i, u, **_: _o("assign")(v, _tensor_scatter_sub(v, _nd(i), u)), {"use_locking": False}),
+    "DivNoNan": (lambda x, y: _no_nan("div", x, y), _NO),
+    "MulNoNan": (lambda x, y: _no_nan("mul", x, y), _NO),
+    "L2Loss": (lambda x: _o("div")(_o("sum")(_o("square")(x)), 2), _NO),
+    "DiagPart": (lambda x: _o("diagonal")(x), _NO),
+    "EqualCount": (lambda x, y: _o("reshape")(_o("sum")(_o("cast")(_o("equal")(x, y), x.dtype), dtype=x.dtype), (1,)),
+                   _NO),
+    "TensorShape": (lambda x: _tensor(tuple(x.shape), D.int64), _NO),
+    "ScalarToTensor": (lambda x, dtype=D.float32: _tensor(x, dtype), _NO),
+    "TupleToArray": (lambda xs: _tensor(xs), _NO),
     # MindSpore's GeLU primitive (and its old name Gelu) is the tanh approximation
     **dict.fromkeys(("GeLU", "Gelu"), (lambda x: _o("gelu")(x, approximate="tanh"), _NO)),
     "CeLU": (lambda x, *, alpha: _o("celu")(x, alpha), {"alpha": 1.0}),
