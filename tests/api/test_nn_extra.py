@@ -344,3 +344,42 @@ def test_module_paths_and_cell_methods():
     net = Net()
     params = net.init_parameters_data()
     assert set(params) == {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}
+
+
+class WithBuffer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+        self.register_buffer("shift", Tensor(np.array([1.0, -2.0], np.float32)))
+        self.register_buffer("scratch", Tensor(np.zeros(1, np.float32)), persistent=False)
+
+    def construct(self, x):
+        return self.fc(x) + self.shift
+
+
+def test_buffers_and_state_dict(mode):
+    rng = seeded("state_dict")
+    src, dst = WithBuffer(), WithBuffer()
+    src.shift = Tensor(array(rng, (2,)))          # a buffer stays one when given a Tensor
+    assert list(src.state_dict()) == ["shift", "fc.weight", "fc.bias"]
+    assert [n for n, _ in src.named_buffers()] == ["shift", "scratch"]
+    assert src.get_buffer("shift") is src.shift and src.get_sub_cell("fc") is src.fc
+    x = Tensor(array(rng, (4, 3)))
+    before = dst(x).asnumpy()
+    keys = dst.load_state_dict(src.state_dict())
+    assert (keys.missing_keys, keys.unexpected_keys) == ([], [])
+    np.testing.assert_allclose(dst(x).asnumpy(), src(x).asnumpy(), rtol=1e-6)   # the graph sees the new state
+    assert not np.allclose(before, dst(x).asnumpy())
+    with pytest.raises(RuntimeError, match="Unexpected key"):
+        dst.load_state_dict({"nope": Tensor(np.ones(1, np.float32))})
+    keys = dst.load_state_dict({"shift": src.shift}, strict=False)
+    assert keys.missing_keys == ["fc.weight", "fc.bias"]
+    with pytest.raises(KeyError):
+        dst.register_buffer("fc", Tensor(np.ones(1, np.float32)))
+    want = src(x).asnumpy().astype(np.float64)
+    weight = src.fc.weight
+    src.to(ms.float64)
+    assert src.fc.weight is weight and weight.dtype == ms.float64 and src.shift.dtype == ms.float64
+    np.testing.assert_allclose(src(Tensor(x.asnumpy().astype(np.float64))).asnumpy(), want, rtol=1e-6)
+    src.add_flags_recursive(marked=True)
+    assert src.fc.get_flags()["marked"] and src.fc.param_prefix == "fc"

@@ -16,6 +16,8 @@ from .. import context
 from ..core import current_builder
 from ..config import CompileConfig, JitConfig
 from ..parameter import Parameter
+from ..tensor import Tensor
+from .cell_state import CellState
 
 _epoch = [0]
 
@@ -61,13 +63,15 @@ class HookHandle:
         _bump()
 
 
-class Cell(metaclass=_CellMeta):
+class Cell(CellState, metaclass=_CellMeta):
     """``nn.Cell(auto_prefix=True, flags=None)``: subclass it and define ``construct``."""
 
     def __init__(self, auto_prefix=True, flags=None):
         d = self.__dict__
         d["_params"] = OrderedDict()
         d["_cells"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent"] = set()   # buffers left out of state_dict
         d["training"] = False
         d["requires_grad"] = False
         d["_auto_prefix"] = bool(auto_prefix)
@@ -86,6 +90,11 @@ class Cell(metaclass=_CellMeta):
                                  f"attribute {name!r}")
         d["_params"].pop(name, None)
         d["_cells"].pop(name, None)
+        if name in d["_buffers"]:   # a buffer stays one while it is given Tensors (or None)
+            if value is None or (isinstance(value, Tensor) and not isinstance(value, Parameter)):
+                d["_buffers"][name] = value
+            else:
+                del d["_buffers"][name]
         if isinstance(value, Parameter):
             if value.name is None:
                 value.name = name
@@ -101,6 +110,7 @@ class Cell(metaclass=_CellMeta):
     def __delattr__(self, name):
         self.__dict__["_params"].pop(name, None)
         self.__dict__["_cells"].pop(name, None)
+        self.__dict__["_buffers"].pop(name, None)
         object.__delattr__(self, name)
         _bump()
 
@@ -263,12 +273,21 @@ class Cell(metaclass=_CellMeta):
         return self._msjit_inline()(*args, **kwargs)
 
     def _graph_call(self, args, kwargs):
+        return self._graph_function()(*args, **kwargs)
+
+    def _graph_function(self):
+        """The JitFunction of GRAPH_MODE calls (a new one after any change of the Cells)."""
         graph = self.__dict__["_graph"]
         if graph is None or graph[0] != _epoch[0]:
             from ..jit import JitFunction
             graph = (_epoch[0], JitFunction(self._msjit_inline(), self.compile_config()))
             self.__dict__["_graph"] = graph
-        return graph[1](*args, **kwargs)
+        return graph[1]
+
+    @staticmethod
+    def _changed():
+        """Invalidate the compiled graphs of every Cell (their attributes changed)."""
+        _bump()
 
     def _msjit_inline(self):
         """What a capture inlines for a call of this Cell: its bound ``construct`` (behind the
