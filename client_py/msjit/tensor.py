@@ -192,4 +192,13 @@ class DynamicShapeTensor(Tensor):
     def __repr__(self):
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n)"
 
+    def __reduce_ex__(self, protocol):
+        return Tensor, (None, self.dtype, self.shape)
+
+    def __copy__(self):
+        return self     # (immutable: a declaration)
+
+    def __deepcopy__(self, memo):
+        return self
+
     __str__ = __repr__

@@ -2,6 +2,9 @@
 ``Tensor(shape=, dtype=, init=)`` and dynamic-shape ``Tensor(shape=[None, 3])`` forms,
 ``init_data`` / ``has_init`` / ``set_const_arg``, and the primitive classes those tests import.
 Expected values come from numpy (or from what MindSpore 2.10 prints for the same program)."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -173,6 +176,8 @@ def test_dynamic_shape_declaration():
     assert isinstance(spec, Tensor) and spec.shape == (-1, 3) and spec.dtype == ms.float32
     assert "shape=[-1, 3]" in repr(spec) and not spec.has_init
     assert Tensor(None, ms.int32, (2, -1)).shape == (2, -1)
+    for twin in (copy.deepcopy(spec), pickle.loads(pickle.dumps(spec))):   # (Cells holding it are copied)
+        assert type(twin) is type(spec) and twin.shape == (-1, 3) and twin.dtype == ms.float32
     for use in (lambda: spec + 1, lambda: spec.asnumpy(), lambda: ops.exp(spec), lambda: np.asarray(spec)):
         with pytest.raises(ValueError, match="dynamic shape"):
             use()
