@@ -342,8 +342,9 @@ def test_module_paths_and_cell_methods():
     import mindspore
     assert mindspore.nn.LSTMCell is nn.LSTMCell
     net = Net()
-    params = net.init_parameters_data()
-    assert set(params) == {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}
+    params = net.init_parameters_data()      # {original Parameter: initialized Parameter}
+    assert [p.name for p in params] == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    assert all(k is v for k, v in params.items())
 
 
 class WithBuffer(nn.Cell):

@@ -207,8 +207,9 @@ class Cell(CellState, metaclass=_CellMeta):
         return self
 
     def init_parameters_data(self, auto_parallel_mode=False):
-        """Parameters are initialized when created: the {name: Parameter} dict."""
-        return self.parameters_dict()
+        """Parameters are initialized when created. As MindSpore, {original Parameter: initialized
+        Parameter}: here each Parameter maps to itself."""
+        return {p: p for p in self.get_parameters()}
 
     def add_flags(self, **flags):
         self.__dict__.setdefault("_flags", {}).update(flags)
