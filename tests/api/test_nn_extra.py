@@ -174,12 +174,11 @@ def cell_ref(net, x, *state):
     return sig(o) * np.tanh(c), c
 
 
-# name: (Cell, constructor kwargs, batch or None for unbatched)
+# name: (Cell, constructor kwargs, batch)
 CELL_CASES = {
     "RNNCell": (nn.RNNCell, {}, 3),
     "RNNCell_relu_nobias": (nn.RNNCell, dict(nonlinearity="relu", has_bias=False), 2),
     "GRUCell": (nn.GRUCell, {}, 4),
-    "GRUCell_unbatched": (nn.GRUCell, {}, None),
     "LSTMCell": (nn.LSTMCell, {}, 3),
     "LSTMCell_nobias": (nn.LSTMCell, dict(has_bias=False), 2),
 }
@@ -191,10 +190,9 @@ def test_rnn_cell(case):
     rng = seeded(case)
     n_in, hidden = int(rng.integers(2, 6)), int(rng.integers(2, 6))
     net = cls(n_in, hidden, **kwargs)
-    lead = () if batch is None else (batch,)
-    x, h = array(rng, lead + (n_in,)), array(rng, lead + (hidden,))
+    x, h = array(rng, (batch, n_in)), array(rng, (batch, hidden))
     if cls is nn.LSTMCell:
-        c = array(rng, lead + (hidden,))
+        c = array(rng, (batch, hidden))
         def lstm_cell(x, h, c):
             return net(x, (h, c))
         check_api(lstm_cell, [x, h, c], as_input(lambda x, h, c: cell_ref(net, x, (h, c))), rtol=1e-4, atol=1e-5)
@@ -233,6 +231,8 @@ def test_rnn_cell_errors():
         nn.RNNCell(3, 4, nonlinearity="gelu")
     with pytest.raises(TypeError):
         nn.GRUCell(3, 4)(Tensor(np.ones((2, 3), np.float64)), Tensor(np.ones((2, 4), np.float64)))
+    with pytest.raises(ValueError):     # MindSpore's Cells take (batch, features) only
+        nn.GRUCell(3, 4)(Tensor(np.ones(3, np.float32)), Tensor(np.ones(4, np.float32)))
 
 
 # ---- dynamic weight decay ----------------------------------------------------------------------

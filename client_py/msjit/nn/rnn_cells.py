@@ -44,8 +44,12 @@ class _CellBase(Cell):
                             f"but got {v.dtype}")
 
     def _project(self, x, hx):
+        """``x W_ih^T + b_ih`` after checking ``x`` and ``hx`` (2-D (batch, features), as MindSpore)."""
         self._check("x", x)
         self._check("hx", hx)
+        if x.ndim != 2 or hx.ndim != 2:
+            raise ValueError(f"For '{type(self).__name__}', 'x' and 'hx' must be 2-D (batch, features), but got "
+                             f"shapes {x.shape} and {hx.shape}")
         return ops.dense(x, self.weight_ih, self.bias_ih)
 
     def extend_repr(self):
