@@ -367,8 +367,17 @@ CLASSES = {
     "ScalarToTensor": ({}, lambda r: [3.5, ms.float32], lambda v, t: np.array(v, np.float32), False, ()),
     "TupleToArray": ({}, lambda r: [(1.0, 2.5)], lambda v: np.array(v, np.float32), False, ()),
     "Pack": ({"axis": 1}, lambda r: _same_shape(r, (-2, 2)), lambda x, y: np.stack((x, y), 1), True, MODES),
+    "SquareSumAll": ({}, lambda r: _same_shape(r, (-2, 2)), lambda x, y: (np.square(x).sum(), np.square(y).sum()),
+                     False, MODES),
+    "ApproximateEqual": ({"tolerance": 0.6}, _pair, lambda x, y: np.abs(x - y) < 0.6, False, MODES),
+    "EmbeddingLookup": ({}, lambda r: [array(r, (4, 3)), np.array([[5, 2], [8, 6], [4, 7]], np.int32), 3],
+                        lambda p, i, off: np.where(((i - off >= 0) & (i - off < 4))[..., None],
+                                                   p[np.clip(i - off, 0, 3)], 0).astype(p.dtype), True, MODES),
+    "InvertPermutation": ({}, lambda r: [(3, 0, 2, 1)], lambda p: tuple(int(i) for i in np.argsort(p)), False, ()),
+    "IdentityN": ({}, lambda r: _same_shape(r, (-2, 2)), lambda x, y: (x, y), False, MODES),
+    "Eps": ({}, lambda r: [_real(r)], lambda x: np.full_like(x, np.finfo(x.dtype).eps), False, MODES),
 }
-PACKED = {"Pack"}   # called with the tensors as one tuple
+PACKED = {"Pack", "IdentityN"}   # called with the tensors as one tuple
 
 
 @pytest.mark.parametrize("cls", sorted(CLASSES))

@@ -12,6 +12,8 @@ import logging
 import math
 import sys
 
+import numpy as np
+
 from .. import dtype as D
 from .. import ops as _ops   # (partially initialized here; only read when a class is called)
 from ..core import Tracer, current_builder
@@ -173,6 +175,15 @@ def _nll_loss(logits, labels, weight, *, reduction, ignore_index):
                                      counted))
 
 
+def _embedding_lookup(params, indices, offset):
+    """Rows ``indices - offset`` of ``params``; zeros for indices outside them."""
+    rows = _o("sub")(indices, offset)
+    inside = _o("logical_and")(_o("greater_equal")(rows, 0), _o("less")(rows, params.shape[0]))
+    picked = _o("gather")(params, _o("where")(inside, rows, _o("zeros_like")(rows)), 0)
+    keep = _o("reshape")(_o("cast")(inside, params.dtype), tuple(inside.shape) + (1,) * (params.ndim - 1))
+    return _o("mul")(picked, keep)
+
+
 def _layer_norm(x, gamma, beta, *, begin_norm_axis, begin_params_axis, epsilon):
     """(y, mean, variance) normalizing the axes from ``begin_norm_axis`` on (the statistics keep them)."""
     axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
@@ -243,6 +254,13 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "TensorShape": (lambda x: _tensor(tuple(x.shape), D.int64), _NO),
     "ScalarToTensor": (lambda x, dtype=D.float32: _tensor(x, dtype), _NO),
     "TupleToArray": (lambda xs: _tensor(xs), _NO),
+    "SquareSumAll": (lambda x, y: (_o("sum")(_o("square")(x)), _o("sum")(_o("square")(y))), _NO),
+    "ApproximateEqual": (lambda x, y, *, tolerance: _o("less")(_o("abs")(_o("sub")(x, y)), tolerance),
+                         {"tolerance": 1e-5}),
+    "EmbeddingLookup": (lambda params, indices, offset: _embedding_lookup(params, indices, offset), _NO),
+    "InvertPermutation": (lambda perm: tuple(sorted(range(len(perm)), key=lambda i: perm[i])), _NO),
+    "IdentityN": (lambda xs: tuple(_o("reshape")(x, x.shape) for x in xs), _NO),
+    "Eps": (lambda x: _o("mul")(_o("ones_like")(x), float(np.finfo(x.dtype.np).eps)), _NO),
     # MindSpore's GeLU primitive (and its old name Gelu) is the tanh approximation
     **dict.fromkeys(("GeLU", "Gelu"), (lambda x: _o("gelu")(x, approximate="tanh"), _NO)),
     "CeLU": (lambda x, *, alpha: _o("celu")(x, alpha), {"alpha": 1.0}),
