@@ -432,7 +432,7 @@ def test_cell_api_mindspore_signatures():
     assert net.cls_name == "Net" and net.recompute() is net and net.add_flags(x=1).get_flags() == {"x": 1}
     net.set_inputs(Tensor(np.ones((2, 3), np.float32)))
     assert net.get_inputs()[0].shape == (2, 3)
-    assert list(net.init_parameters_data()) == list(net.parameters_dict())
+    assert [p.name for p in net.init_parameters_data()] == list(net.parameters_dict())   # {Parameter: Parameter}
     net.insert_param_to_cell("extra_w", Parameter(Tensor(np.ones(1, np.float32))))
     assert net.extra_w.name == "extra_w"
     with pytest.raises(KeyError):

@@ -139,7 +139,8 @@ def test_sens_and_return_grad():
     want_loss, want_grads = numpy_loss_and_grads(net, x, y)
     loss, grads = step(Tensor(x), Tensor(y))
     np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=1e-5)
-    for g, w in zip(grads, want_grads):
+    assert list(grads) == [p.name for p in net.trainable_params()]   # {name: grad}, as MindSpore
+    for g, w in zip(grads.values(), want_grads):
         np.testing.assert_allclose(g.asnumpy(), 2.0 * w, rtol=1e-4, atol=1e-6)
 
 
