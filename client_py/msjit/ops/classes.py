@@ -210,7 +210,7 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
         "Mod": "fmod", "Sign": "sign", "Reciprocal": "reciprocal", "Sinh": "sinh", "Cosh": "cosh", "Tan": "tan",
         "Atan": "atan", "Asin": "asin", "Acos": "acos", "Atan2": "atan2", "Log1p": "log1p", "Expm1": "expm1",
         "Xlogy": "xlogy", "Lerp": "lerp", "IsNan": "isnan", "IsInf": "isinf", "IsFinite": "isfinite",
-        "ReLU6": "relu6", "HSwish": "hardswish", "HSigmoid": "hardsigmoid", "FastGeLU": "fast_gelu",
+        "ReLU6": "relu6", "HSwish": "hardswish", "HSigmoid": "hardsigmoid",
         "Softplus": "softplus", "Softsign": "softsign", "Mish": "mish", "SiLU": "silu",
         "Select": "where", "Cast": "cast", "Reshape": "reshape", "Transpose": "transpose", "Tile": "tile",
         "ExpandDims": "expand_dims", "OnesLike": "ones_like", "ZerosLike": "zeros_like", "Slice": "slice",
@@ -263,6 +263,10 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "Eps": (lambda x: _o("mul")(_o("ones_like")(x), float(np.finfo(x.dtype.np).eps)), _NO),
     # MindSpore's GeLU primitive (and its old name Gelu) is the tanh approximation
     **dict.fromkeys(("GeLU", "Gelu"), (lambda x: _o("gelu")(x, approximate="tanh"), _NO)),
+    # x * sigmoid(1.702 x), written as MindSpore's kernel does so that it does not overflow
+    **dict.fromkeys(("FastGeLU", "FastGelu"), (lambda x: _o("mul")(
+        _o("div")(x, _o("add")(_o("exp")(_o("mul")(_o("abs")(x), -1.702)), 1)),
+        _o("exp")(_o("mul")(_o("sub")(x, _o("abs")(x)), 0.851))), _NO)),
     "CeLU": (lambda x, *, alpha: _o("celu")(x, alpha), {"alpha": 1.0}),
     "GLU": (lambda x, *, axis: _o("glu")(x, axis), {"axis": -1}),
     "HShrink": (lambda x, *, lambd: _o("hardshrink")(x, lambd), {"lambd": 0.5}),
@@ -296,7 +300,8 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
                  {"axis": None, "use_lock": True, "check_index_bound": True}),
     "Stack": (lambda xs, *, axis: _o("stack")(xs, axis), {"axis": 0}),
     "Concat": (lambda xs, *, axis: _o("concat")(xs, axis), {"axis": 0}),
-    "Unstack": (lambda x, *, axis, num: _o("unstack")(x, axis), {"axis": 0, "num": None}),
+    **dict.fromkeys(("Unstack", "Unpack"), (lambda x, *, axis, num=None: tuple(
+        _o("squeeze")(part, axis) for part in _o("split")(x, 1, axis)), {"axis": 0, "num": None})),
     "Einsum": (lambda *xs, equation: _o("einsum")(equation, *xs), {"equation": None}),
     "MatMul": (lambda x, y, **t: _ops.functional.batch_matmul(x, y, **t), _TRANSPOSE),
     "BatchMatMul": (lambda x, y, **t: _ops.functional.batch_matmul(x, y, name="BatchMatMul", **t), _TRANSPOSE),
