@@ -1,4 +1,4 @@
-"""The tutorial-style programs (tests/models/tutorial_style.py) driven the way the tutorial's
+"""The tutorial-style programs (tests/models/tutorial_style.py, basic_block.py) driven the way the tutorial's
 benchmark scripts drive theirs: ``fp`` and ``fp_and_bp`` over ``mindspore.value_and_grad``, run
 eagerly, as ``mindspore.jit(f)`` and ``mindspore.jit(f, jit_level="O1")``, called with ``None``
 and keyword arguments and with ``x * (i / n)`` in a loop. Results against float64 numpy
@@ -11,7 +11,7 @@ import mindspore
 from mindspore import Tensor
 
 from models import basic_block
-from models.tutorial_style import AttentionSettings, GroupedAttention, ResidualBlock, attention_reference
+from models.tutorial_style import AttentionSettings, GroupedAttention, attention_reference
 
 pytestmark = pytest.mark.usefixtures("module_daemon_home")
 CALLS = 3
@@ -87,7 +87,7 @@ def test_attention_program(with_mask):
 def test_residual_program():
     rng = np.random.default_rng(4)
     mindspore.set_seed(4)
-    block = ResidualBlock(4, 4)
+    block = basic_block.BasicBlock(4, 4, 1)
     x = Tensor(rng.standard_normal((2, 4, 8, 8)), mindspore.float32)
     results = drive(block, ((x,), {}))
     check(results, lambda: basic_block.reference(block, x.asnumpy()), block.trainable_params())

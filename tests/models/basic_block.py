@@ -1,28 +1,35 @@
 """The ResNet tutorial's BasicBlock as an nn.Cell, and a pure-numpy reference of it."""
+from typing import Optional
+
 import numpy as np
 
 import mindspore.nn as nn
+from mindspore import Tensor
 
 
 class BasicBlock(nn.Cell):
     """conv3x3 (pad 1, no bias) -> BN -> ReLU -> conv3x3 -> BN -> + residual -> ReLU. With a stride
-    or a change of channels the residual goes through a 1x1 conv and BN (down_sample)."""
+    or a change of channels the residual goes through a 1x1 conv and BN (down_sample). Written in
+    the tutorial script's idioms (a norm class argument, keyword kernel sizes, ``out += identity``)."""
 
-    expansion = 1
+    expansion: int = 1
 
-    def __init__(self, in_channels=128, channels=128, stride=1):
+    def __init__(self, in_channels: int = 128, channels: int = 128, stride: int = 1,
+                 norm: Optional[nn.Cell] = None) -> None:
         super().__init__()
-        self.conv1 = nn.Conv2d(in_channels, channels, 3, stride=stride, pad_mode="pad", padding=1)
-        self.bn1 = nn.BatchNorm2d(channels)
+        if norm is None:
+            norm = nn.BatchNorm2d
+        self.conv1 = nn.Conv2d(in_channels, channels, kernel_size=3, stride=stride, padding=1, pad_mode="pad")
+        self.bn1 = norm(channels)
         self.relu = nn.ReLU()
-        self.conv2 = nn.Conv2d(channels, channels, 3, pad_mode="pad", padding=1)
-        self.bn2 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, kernel_size=3, stride=1, padding=1, pad_mode="pad")
+        self.bn2 = norm(channels)
         self.down_sample = None
         if stride != 1 or in_channels != channels:
             self.down_sample = nn.SequentialCell([nn.Conv2d(in_channels, channels, 1, stride=stride,
-                                                            pad_mode="valid"), nn.BatchNorm2d(channels)])
+                                                            pad_mode="valid"), norm(channels)])
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         identity = x
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))

@@ -1,7 +1,7 @@
-"""Two small programs written the way the jit tutorial's benchmark scripts write theirs (every API
-call those scripts make, in the same form), so the tests exercise the tutorial's own idioms:
-a grouped-query attention block with rotary embeddings and a residual conv block, each with a
-plain-numpy float64 reference. Sizes are parameters so tests stay small."""
+"""A program written the way the jit tutorial's attention script writes its own (every API call it
+makes, in the same form), so the tests exercise the tutorial's idioms: a grouped-query attention
+block with rotary embeddings, with a plain-numpy float64 reference. Sizes are parameters so tests
+stay small. (The conv script's idioms are in basic_block.py.)"""
 from typing import Optional
 
 import numpy as np
@@ -113,30 +113,3 @@ def attention_reference(block, x, position_ids, mask=None):
     p = np.exp(scores - scores.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
     return (p @ v).transpose(0, 2, 1, 3).reshape(b, s, h * d) @ w["out"].T
-
-
-class ResidualBlock(nn.Cell):
-    """conv-BN-ReLU-conv-BN plus the input, ReLU; the residual added in place (``out += x``)."""
-    expansion: int = 1
-
-    def __init__(self, in_channels: int = 8, channels: int = 8, stride: int = 1,
-                 norm: Optional[nn.Cell] = None, down_sample: Optional[nn.Cell] = None) -> None:
-        super().__init__()
-        if norm is None:
-            norm = nn.BatchNorm2d
-        assert in_channels == channels or down_sample is not None, "a channel change needs down_sample"
-        self.conv1 = nn.Conv2d(in_channels, channels, kernel_size=3, stride=stride, padding=1, pad_mode="pad")
-        self.bn1 = norm(channels)
-        self.relu = nn.ReLU()
-        self.conv2 = nn.Conv2d(channels, channels, kernel_size=3, stride=1, padding=1, pad_mode="pad")
-        self.bn2 = norm(channels)
-        self.down_sample = down_sample
-
-    def construct(self, x: Tensor) -> Tensor:
-        identity = x
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        if self.down_sample is not None:
-            identity = self.down_sample(x)
-        out += identity
-        return self.relu(out)
