@@ -376,8 +376,8 @@ CLASSES = {
     "InvertPermutation": ({}, lambda r: [(3, 0, 2, 1)], lambda p: tuple(int(i) for i in np.argsort(p)), False, ()),
     "IdentityN": ({}, lambda r: _same_shape(r, (-2, 2)), lambda x, y: (x, y), False, MODES),
     "Eps": ({}, lambda r: [_real(r)], lambda x: np.full_like(x, np.finfo(x.dtype).eps), False, MODES),
-    "FastGelu": ({}, lambda r: [array(r, shape(r), low=-6, high=6)], lambda x: (x / (1 + np.exp(-1.702 * x))).astype(x.dtype),
-                 True, MODES),
+    "FastGelu": ({}, lambda r: [array(r, shape(r), low=-6, high=6)],
+                 lambda x: (x / (1 + np.exp(-1.702 * x))).astype(x.dtype), True, MODES),
     "Unpack": ({"axis": 1}, lambda r: [_real(r)], lambda x: tuple(np.moveaxis(x, 1, 0)), False, MODES),
 }
 PACKED = {"Pack", "IdentityN"}   # called with the tensors as one tuple

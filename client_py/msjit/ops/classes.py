@@ -145,9 +145,13 @@ def _tensor(value, dtype=None):
     return Tensor(value, dtype)
 
 
-def _nd(indices):
-    """First-axis row indices as ``tensor_scatter_*`` index tuples (a trailing axis of one)."""
-    return _o("expand_dims")(indices, -1)
+def _param_scatter(op, rows):
+    """A Parameter-updating scatter: ``assign(var, op(var, indices, updates))``; ``rows``: the
+    indices are first-axis rows (ScatterUpdate), else index tuples along their last axis (ScatterNd*)."""
+    def apply(var, indices, updates, **_):
+        fn = _o(op) if isinstance(op, str) else op
+        return _o("assign")(var, fn(var, _o("expand_dims")(indices, -1) if rows else indices, updates))
+    return apply
 
 
 def _rows(indices):
@@ -229,7 +233,8 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "TensorScatterSub": (lambda x, i, u: _tensor_scatter_sub(x, i, u), _NO),
     "Pack": (lambda xs, *, axis: _o("stack")(xs, axis), {"axis": 0}),   # (Stack's old name)
     "KLDivLoss": (lambda x, y, *, reduction: _o("kl_div")(x, y, reduction), {"reduction": "mean"}),
-    "BCEWithLogitsLoss": (lambda x, y, w, pw, *, reduction: _o("binary_cross_entropy_with_logits")(x, y, w, pw, reduction),
+    "BCEWithLogitsLoss": (lambda x, y, w, pw, *, reduction:
+                          _o("binary_cross_entropy_with_logits")(x, y, w, pw, reduction),
                           {"reduction": "mean"}),
     "SigmoidCrossEntropyWithLogits": (lambda x, y: _o("binary_cross_entropy_with_logits")(x, y, reduction="none"), _NO),
     "NLLLoss": (_nll_loss, {"reduction": "mean", "ignore_index": -100}),
@@ -237,14 +242,11 @@ _TABLE = {  # class name -> (call: op name or adapter taking the attrs as keywor
     "InplaceUpdate": (lambda x, v, *, indices: _o("inplace_update")(x, v, _rows(indices)), {"indices": None}),
     "InplaceAdd": (lambda x, v, *, indices: _o("index_add")(x, _rows(indices), v, 0), {"indices": None}),
     "InplaceSub": (lambda x, v, *, indices: _o("index_add")(x, _rows(indices), _o("neg")(v), 0), {"indices": None}),
-    # the Parameter-updating scatters: assign(var, the functional scatter of var); ``Nd`` ones take
-    # index tuples in the last dimension of ``indices``, the others first-axis row indices
-    "ScatterNdUpdate": (lambda v, i, u, **_: _o("assign")(v, _o("tensor_scatter_update")(v, i, u)), {"use_locking": True}),
-    "ScatterNdAdd": (lambda v, i, u, **_: _o("assign")(v, _o("tensor_scatter_add")(v, i, u)), {"use_locking": False}),
-    "ScatterNdSub": (lambda v, i, u, **_: _o("assign")(v, _tensor_scatter_sub(v, i, u)), {"use_locking": False}),
-    "ScatterUpdate": (lambda v, i, u, **_: _o("assign")(v, _o("tensor_scatter_update")(v, _nd(i), u)),
-                      {"use_locking": True}),
-    "ScatterSub": (lambda v, i, u, **_: _o("assign")(v, _tensor_scatter_sub(v, _nd(i), u)), {"use_locking": False}),
+    **{cls: (_param_scatter(op, rows), {"use_locking": lock}) for cls, (op, rows, lock) in {
+        "ScatterNdUpdate": ("tensor_scatter_update", False, True),
+        "ScatterUpdate": ("tensor_scatter_update", True, True),
+        "ScatterNdAdd": ("tensor_scatter_add", False, False), "ScatterNdSub": (_tensor_scatter_sub, False, False),
+        "ScatterSub": (_tensor_scatter_sub, True, False)}.items()},
     "DivNoNan": (lambda x, y: _no_nan("div", x, y), _NO),
     "MulNoNan": (lambda x, y: _no_nan("mul", x, y), _NO),
     "L2Loss": (lambda x: _o("div")(_o("sum")(_o("square")(x)), 2), _NO),
