@@ -2,7 +2,8 @@
 
 ``init`` is a name ("ones", "zeros", "normal", "uniform", "he_uniform", "he_normal",
 "xavier_uniform"), a number, a Tensor/array (used as is) or an Initializer instance. Random
-initializers draw from one generator, reseeded by ``set_seed``.
+initializers draw from numpy's global generator, as MindSpore's do (``np.random.seed`` and
+``set_seed`` make them reproducible); ``_rng`` is the generator of the random creation ops.
 """
 import math
 
@@ -18,6 +19,7 @@ def set_seed(seed):
     """Seed the generator random initializers and eager dropout draw from."""
     global _rng
     _rng = np.random.default_rng(seed)
+    np.random.seed(seed)   # (MindSpore's set_seed seeds numpy too: initializers draw from it)
     from .ops import nn_ops
     nn_ops.set_dropout_seed(seed)
 
@@ -63,7 +65,7 @@ class Normal(Initializer):
         self.sigma, self.mean = sigma, mean
 
     def __call__(self, shape):
-        return _rng.normal(self.mean, self.sigma, shape)
+        return np.random.normal(self.mean, self.sigma, shape)
 
 
 class Uniform(Initializer):
@@ -71,7 +73,7 @@ class Uniform(Initializer):
         self.scale = scale
 
     def __call__(self, shape):
-        return _rng.uniform(-self.scale, self.scale, shape)
+        return np.random.uniform(-self.scale, self.scale, shape)
 
 
 def _gain(negative_slope, nonlinearity):
@@ -87,13 +89,13 @@ class HeUniform(Initializer):
     def __call__(self, shape):
         fan = _fans(shape)[0 if self.mode == "fan_in" else 1]
         bound = _gain(self.negative_slope, self.nonlinearity) * math.sqrt(3.0 / fan)
-        return _rng.uniform(-bound, bound, shape)
+        return np.random.uniform(-bound, bound, shape)
 
 
 class HeNormal(HeUniform):
     def __call__(self, shape):
         fan = _fans(shape)[0 if self.mode == "fan_in" else 1]
-        return _rng.normal(0, _gain(self.negative_slope, self.nonlinearity) / math.sqrt(fan), shape)
+        return np.random.normal(0, _gain(self.negative_slope, self.nonlinearity) / math.sqrt(fan), shape)
 
 
 class XavierUniform(Initializer):
@@ -103,7 +105,7 @@ class XavierUniform(Initializer):
     def __call__(self, shape):
         fan_in, fan_out = _fans(shape)
         bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
-        return _rng.uniform(-bound, bound, shape)
+        return np.random.uniform(-bound, bound, shape)
 
 
 class XavierNormal(Initializer):
@@ -114,7 +116,7 @@ class XavierNormal(Initializer):
 
     def __call__(self, shape):
         fan_in, fan_out = _fans(shape)
-        return _rng.normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+        return np.random.normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
 
 
 class TruncatedNormal(Initializer):
@@ -124,10 +126,10 @@ class TruncatedNormal(Initializer):
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
     def __call__(self, shape):
-        values = _rng.normal(self.mean, self.sigma, shape)
+        values = np.random.normal(self.mean, self.sigma, shape)
         bad = (values < self.a) | (values > self.b)
         while bad.any():
-            values[bad] = _rng.normal(self.mean, self.sigma, int(bad.sum()))
+            values[bad] = np.random.normal(self.mean, self.sigma, int(bad.sum()))
             bad = (values < self.a) | (values > self.b)
         return values
 

@@ -230,3 +230,16 @@ def test_checkpoint_of_a_parameter_list(tmp_path):
 def test_run_check(capsys):
     ms.run_check()
     assert capsys.readouterr().out.splitlines()[-1].endswith("installed on platform [CPU] successfully!")
+
+
+def test_initializers_draw_from_numpy_as_mindspore():
+    """MindSpore's random initializers use numpy's global generator, and set_seed seeds it."""
+    np.random.seed(1)
+    a = ms.nn.Dense(3, 2).weight.asnumpy()
+    np.random.seed(1)
+    b = ms.nn.Dense(3, 2).weight.asnumpy()
+    np.testing.assert_array_equal(a, b)
+    ms.set_seed(5)
+    first = np.random.rand()
+    ms.set_seed(5)
+    assert np.random.rand() == first
