@@ -134,9 +134,11 @@ class TruncatedNormal(Initializer):
         return values
 
 
-_BY_NAME = {"ones": One, "zeros": Zero, "normal": Normal, "uniform": Uniform, "he_uniform": HeUniform,
-            "he_normal": HeNormal, "xavier_uniform": XavierUniform, "xavier_normal": XavierNormal,
-            "truncatednormal": TruncatedNormal}
+# MindSpore's names for them (lowercase; the underscore-free spellings are its aliases too)
+_BY_NAME = {"ones": One, "one": One, "zeros": Zero, "zero": Zero, "normal": Normal, "uniform": Uniform,
+            "he_uniform": HeUniform, "heuniform": HeUniform, "he_normal": HeNormal, "henormal": HeNormal,
+            "xavier_uniform": XavierUniform, "xavieruniform": XavierUniform, "xavier_normal": XavierNormal,
+            "xaviernormal": XavierNormal, "truncatednormal": TruncatedNormal}
 
 
 def initializer(init, shape=None, dtype=D.float32):

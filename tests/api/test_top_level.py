@@ -243,3 +243,11 @@ def test_initializers_draw_from_numpy_as_mindspore():
     first = np.random.rand()
     ms.set_seed(5)
     assert np.random.rand() == first
+
+
+@pytest.mark.parametrize("name, value", [("zero", 0.0), ("Zeros", 0.0), ("one", 1.0), ("ones", 1.0)])
+def test_initializer_names_are_mindspores(name, value):
+    from mindspore.common.initializer import initializer
+    np.testing.assert_array_equal(initializer(name, (2, 3)).asnumpy(), np.full((2, 3), value, np.float32))
+    for alias in ("heuniform", "henormal", "xavieruniform", "xaviernormal", "truncatedNormal"):
+        assert initializer(alias, (4, 5)).shape == (4, 5)
