@@ -73,3 +73,26 @@ def assert_results_close(got, want, where="result", exact_kinds=True):
     if exact_kinds and gk == "tensor":
         assert g.dtype == w.dtype, f"{where}: dtype {g.dtype} vs {w.dtype}"
     np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-5, err_msg=where)
+
+
+# Gradients against finite differences (tests/grad, tests/api).
+def cotangent(shape, dtype):
+    """The fixed cotangent of an output of ``shape`` (seeded by the shape)."""
+    rng = np.random.default_rng(abs(hash(tuple(shape))) % 2**32)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def central_difference(x, evaluate, ct, eps=1e-6):
+    """d sum(ct * evaluate()) / dx by central differences in float64: ``x`` (an array that
+    ``evaluate`` reads) is perturbed in place one element at a time and restored."""
+    ct = np.asarray(ct, np.float64)
+    grad = np.zeros(x.shape, np.float64)
+    for idx in np.ndindex(x.shape):
+        value = x[idx]
+        total = []
+        for sign in (1, -1):
+            x[idx] = value + sign * eps
+            total.append(np.sum(np.asarray(evaluate(), np.float64) * ct))
+        x[idx] = value
+        grad[idx] = (total[0] - total[1]) / (2 * eps)
+    return grad

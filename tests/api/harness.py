@@ -15,7 +15,7 @@ Random shapes come from ``shapes(rng, ...)``; each test draws its own with a see
 import numpy as np
 
 import msjit as ms
-from support import assert_results_close, plain_result
+from support import assert_results_close, central_difference, cotangent, plain_result
 
 MODES = ("ast", "bytecode", "trace")
 
@@ -76,11 +76,6 @@ def _close(got, want, where, rtol, atol, check_dtype):
                                    err_msg=where)
 
 
-def cotangent(shape, dtype):
-    rng = np.random.default_rng(abs(hash(tuple(shape))) % 2**32)
-    return rng.standard_normal(shape).astype(dtype)
-
-
 def _floating(args):
     return [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
 
@@ -88,17 +83,7 @@ def _floating(args):
 def numeric_grad(fn, args, i, ct, kwargs, eps=1e-6):
     """Central finite differences of ``sum(ct * fn(...))`` w.r.t. ``args[i]`` (float64)."""
     args = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
-    x = args[i]
-    grad = np.zeros(x.shape, np.float64)
-    for idx in np.ndindex(x.shape):
-        value = x[idx]
-        total = []
-        for sign in (1, -1):
-            x[idx] = value + sign * eps
-            total.append(np.sum(_call(fn, args, kwargs).asnumpy().astype(np.float64) * ct))
-        x[idx] = value
-        grad[idx] = (total[0] - total[1]) / (2 * eps)
-    return grad
+    return central_difference(args[i], lambda: _call(fn, args, kwargs).asnumpy(), ct, eps)
 
 
 def check_grad(fn, args, *, kwargs=None, wrt=None, rtol=1e-5, atol=1e-6, compiled=True):

@@ -15,6 +15,7 @@ import numpy as np
 import msjit as ms
 from msjit import ops
 from msjit.ops import prims as P
+from support import central_difference, cotangent
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,6 @@ class Case:
         return self.name
 
 
-def cotangent(shape, dtype):
-    """The fixed cotangent of an output of ``shape`` (seeded by the shape)."""
-    rng = np.random.default_rng(abs(hash(tuple(shape))) % 2**32)
-    return rng.standard_normal(shape).astype(dtype)
-
-
 def evaluate(fn, arrays):
     """``fn`` applied eagerly to ``arrays`` as Tensors; the output as a numpy array."""
     return np.asarray(fn(*[ms.Tensor(a) for a in arrays]).asnumpy())
@@ -51,18 +46,7 @@ def numeric_grad(fn, arrays, i, ct=None, eps=1e-6):
     if ct is None:
         out = evaluate(fn, arrays)
         ct = cotangent(out.shape, out.dtype)
-    ct = np.asarray(ct, np.float64)
-    x = arrays[i]
-    grad = np.zeros(x.shape, np.float64)
-    for idx in np.ndindex(x.shape):
-        value = x[idx]
-        total = []
-        for sign in (1, -1):
-            x[idx] = value + sign * eps
-            total.append(np.sum(evaluate(fn, arrays).astype(np.float64) * ct))
-        x[idx] = value
-        grad[idx] = (total[0] - total[1]) / (2 * eps)
-    return grad.astype(x.dtype)
+    return central_difference(arrays[i], lambda: evaluate(fn, arrays), ct, eps).astype(arrays[i].dtype)
 
 
 # ---- inputs ---------------------------------------------------------------------------------------
