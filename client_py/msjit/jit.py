@@ -342,9 +342,7 @@ def _log_recompile(name, previous, key, stale_reason):
 
 def _tensors_nested(args, kwargs):
     """Whether a Tensor is passed other than as a plain positional argument."""
-    return any(isinstance(v, Tensor) for v in kwargs.values()) or any(
-        isinstance(a, (tuple, list, dict)) and _holds_tensor(a) for a in args) or any(
-        isinstance(v, (tuple, list, dict)) and _holds_tensor(v) for v in kwargs.values())
+    return _holds_tensor(kwargs) or any(_holds_tensor(a) for a in args if not isinstance(a, Tensor))
 
 
 def _holds_tensor(v):
@@ -365,8 +363,7 @@ def _structure(v, tensors):
         return (type(v).__name__, tuple(_structure(x, tensors) for x in v))
     if type(v) is dict:
         return ("dict", tuple((k, _structure(x, tensors)) for k, x in v.items()))
-    _constant_key(v)   # (a clear TypeError for what cannot be a constant)
-    return ("const", (v, type(v)))
+    return ("const", (v, _constant_key(v)))   # (keyed like a constant argument: a Cell by its guard too)
 
 
 def _rebuild(structure, tensors):

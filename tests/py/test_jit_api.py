@@ -196,3 +196,21 @@ def test_tensors_in_containers_and_keywords_are_graph_inputs(mode, module_daemon
     assert jitted.stats.compiles == 1
     jitted((t[0], t[1]), {"a": 3.0, "b": t[2]}, extra=t[3], bias=1.0)   # another constant: another graph
     assert jitted.stats.compiles == 2
+
+
+def apply_first(pair):
+    return pair[0](pair[1])
+
+
+def test_a_cell_inside_a_container_argument_is_guarded(module_daemon_home):
+    """A Cell passed inside a tuple with a Tensor is a constant keyed by its guard: switching it to
+    training recompiles instead of serving the evaluation graph."""
+    bn = msjit.nn.BatchNorm2d(2)
+    x = Tensor(np.random.default_rng(2).standard_normal((3, 2, 2, 2)).astype(np.float32))
+    jitted = jit(apply_first)
+    np.testing.assert_allclose(jitted((bn, x)).asnumpy(), bn(x).asnumpy(), rtol=1e-5, atol=1e-6)
+    bn.set_train()
+    want = (x.asnumpy() - x.asnumpy().mean((0, 2, 3), keepdims=True)) / np.sqrt(
+        x.asnumpy().var((0, 2, 3), keepdims=True) + bn.eps)
+    np.testing.assert_allclose(jitted((bn, x)).asnumpy(), want, rtol=1e-4, atol=1e-5)
+    assert jitted.stats.compiles == 2
