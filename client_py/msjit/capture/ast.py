@@ -332,15 +332,13 @@ class _Interpreter:
     def visit_AugAssign(self, node):
         if isinstance(node.target, ast.Subscript):   # x[i] += v: read, combine, write back
             container, index = self._visit(node.target.value), self._visit(node.target.slice)
+            self._check_index(node.target, container, index)
             value = self._binop(node.op, container[index], self._visit(node.value), node)
             return self._store_item(node.target, container, index, value)
         if not isinstance(node.target, ast.Name):
             raise self._unsupported(node.target, _describe(node.target))
         current = self._load(node.target.id)
-        if self.branches.mutates_inplace(current):
-            raise self._unsupported(node, f"changing {type(current).__name__} {node.target.id!r} in place inside "
-                                    "a branch of a condition on a tensor value (a side effect: jit captures "
-                                    "both branches)")
+        self._refuse_branch_mutation(node, current, f"{type(current).__name__} {node.target.id!r}")
         self._assign(node.target, self._binop(node.op, current, self._visit(node.value), node, inplace=True))
 
     def _assign(self, target, value):
@@ -381,13 +379,19 @@ class _Interpreter:
             else:
                 container[index] = value
             return
-        if contains_tracer(index):
-            raise self._unsupported(target, "indexing a Python container with a tensor")
-        if self.branches.mutates_inplace(container):
-            raise self._unsupported(target, f"changing {type(container).__name__} items in place inside a "
-                                    "branch of a condition on a tensor value (a side effect: jit captures "
-                                    "both branches)")
+        self._check_index(target, container, index)
+        self._refuse_branch_mutation(target, container, f"{type(container).__name__} items")
         container[index] = value
+
+    def _refuse_branch_mutation(self, node, value, what):
+        """A list, dict or set from before a tensor condition cannot change inside its branches."""
+        if self.branches.mutates_inplace(value):
+            raise self._unsupported(node, f"changing {what} in place inside a branch of a condition on a tensor "
+                                    "value (a side effect: jit captures both branches)")
+
+    def _check_index(self, node, container, index):
+        if contains_tracer(index) and not isinstance(container, TensorMixin):
+            raise self._unsupported(node, "indexing a Python container with a tensor")
 
     # -- expressions ----------------------------------------------------------------------
     def visit_Constant(self, node):
@@ -429,8 +433,7 @@ class _Interpreter:
 
     def visit_Subscript(self, node):
         value, index = self._visit(node.value), self._visit(node.slice)
-        if contains_tracer(index) and not isinstance(value, TensorMixin):
-            raise self._unsupported(node, "indexing a Python container with a tensor")
+        self._check_index(node, value, index)
         return value[index]   # tensors index through ops.getitem
 
     def visit_Slice(self, node):
