@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <type_traits>
 
 namespace msjit::server {
 namespace {
@@ -26,7 +27,20 @@ std::string usage() {
          "  --dump-ir DIR         write the IR after each pipeline stage to DIR\n"
          "  --cache-mem-mb N      memory tier budget in MiB (default 256)\n"
          "  --cache-disk-mb N     disk tier budget in MiB, least recently used evicted (default 10240)\n"
-         "  --max-request-mb N    largest accepted request in MiB (default 512)\n";
+         "  --max-request-mb N    largest accepted request in MiB (default 512)\n"
+         "limits (compiles and executes run in supervised worker processes):\n"
+         "  --compile-timeout S   wall-clock limit of one compile (default 300)\n"
+         "  --compile-memory-mb N address-space limit of a compile worker (default 8192)\n"
+         "  --max-queue N         compiles queued or running before RESOURCE_EXHAUSTED (default 256)\n"
+         "  --max-nodes N         nodes in one graph, Grad bodies included (default 200000)\n"
+         "  --crash-retry-after S a graph that crashed its worker fails fast for S seconds (default 60)\n"
+         "  --worker-binary PATH  the worker executable (default: msjit-worker next to msjitd)\n"
+         "access (a non-loopback address needs a token or TLS unless --insecure):\n"
+         "  --auth-token-file F   require 'authorization: Bearer <token in F>' on every call\n"
+         "  --tls-cert F --tls-key F   serve TLS with this certificate chain and key (PEM)\n"
+         "  --tls-client-ca F     require client certificates signed by this CA (mutual TLS)\n"
+         "  --insecure            allow a non-loopback address without any credential\n"
+         "  --allow-execute       serve Execute (remote execution) on TCP; always on a unix socket\n";
 }
 
 std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &exit_now) {
@@ -40,11 +54,24 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
       return "";
     };
   };
+  auto text = [](std::string &field) -> Setter {
+    return [&field](const std::string &v) { return field = v, std::string(); };
+  };
+  // An integer flag within [lo, hi].
+  auto count = [](auto &field, const char *flag, int64_t lo, int64_t hi) -> Setter {
+    return [&field, flag, lo, hi](const std::string &v) -> std::string {
+      uint64_t n = 0;
+      if (!parseUint(v, n) || n < static_cast<uint64_t>(lo) || n > static_cast<uint64_t>(hi))
+        return std::string(flag) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+      field = static_cast<std::remove_reference_t<decltype(field)>>(n);
+      return "";
+    };
+  };
   std::map<std::string, Setter> flags = {
-      {"--listen", [&](const std::string &v) { c.listen = v; return std::string(); }},
-      {"--cache-dir", [&](const std::string &v) { c.cache_dir = v; return std::string(); }},
-      {"--log-file", [&](const std::string &v) { c.log_file = v; return std::string(); }},
-      {"--dump-ir", [&](const std::string &v) { c.dump_ir = v; return std::string(); }},
+      {"--listen", text(c.listen)},
+      {"--cache-dir", text(c.cache_dir)},
+      {"--log-file", text(c.log_file)},
+      {"--dump-ir", text(c.dump_ir)},
       {"--jobs",
        [&](const std::string &v) -> std::string {
          uint64_t n = 0;
@@ -61,12 +88,27 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
       {"--cache-mem-mb", mib(c.cache_mem_bytes, "--cache-mem-mb")},
       {"--cache-disk-mb", mib(c.cache_disk_bytes, "--cache-disk-mb")},
       {"--max-request-mb", mib(c.max_request_bytes, "--max-request-mb")},
+      {"--compile-timeout", count(c.compile_timeout_s, "--compile-timeout", 1, 86400)},
+      {"--compile-memory-mb", count(c.compile_memory_mb, "--compile-memory-mb", 64, 1 << 22)},
+      {"--max-queue", count(c.max_queue, "--max-queue", 1, 1 << 20)},
+      {"--max-nodes", count(c.max_nodes, "--max-nodes", 1, int64_t(1) << 32)},
+      {"--crash-retry-after", count(c.crash_retry_after_s, "--crash-retry-after", 0, 86400)},
+      {"--worker-binary", text(c.worker_binary)},
+      {"--auth-token-file", text(c.auth_token_file)},
+      {"--tls-cert", text(c.tls_cert)},
+      {"--tls-key", text(c.tls_key)},
+      {"--tls-client-ca", text(c.tls_client_ca)},
   };
+  std::map<std::string, bool *> switches = {{"--insecure", &c.insecure}, {"--allow-execute", &c.allow_execute}};
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag = args[i], value;
     if (flag == "--help" || flag == "-h") {
       exit_now = true;
       return "";
+    }
+    if (auto sw = switches.find(flag); sw != switches.end()) {
+      *sw->second = true;
+      continue;
     }
     size_t eq = flag.find('=');
     if (eq != std::string::npos) {
@@ -83,6 +125,8 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
   }
   if (c.listen.empty()) return "--listen is required (unix:///path.sock or HOST:PORT)";
   if (c.cache_dir.empty()) return "--cache-dir is required";
+  if (c.tls_cert.empty() != c.tls_key.empty()) return "--tls-cert and --tls-key go together";
+  if (!c.tls_client_ca.empty() && c.tls_cert.empty()) return "--tls-client-ca needs --tls-cert and --tls-key";
   return "";
 }
 

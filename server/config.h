@@ -18,6 +18,18 @@ struct Config {
   uint64_t cache_mem_bytes = 256ull << 20;
   uint64_t cache_disk_bytes = 10ull << 30;
   uint64_t max_request_bytes = 512ull << 20;
+  // Limits on untrusted work (compiles and executes run in worker processes).
+  int compile_timeout_s = 300;       // per compile, wall clock; the client's deadline may cut it shorter
+  uint64_t compile_memory_mb = 8192; // address-space cap of a compile worker (RLIMIT_AS)
+  int max_queue = 256;               // compiles queued or running; beyond: RESOURCE_EXHAUSTED
+  int64_t max_nodes = 200000;        // nodes in one request, nested Grad bodies included
+  int crash_retry_after_s = 60;      // a key that killed its worker fails fast this long
+  std::string worker_binary = "";    // msjit-worker; default: next to msjitd
+  // Who may call.
+  std::string auth_token_file = "";  // bearer token required on every msjit call
+  std::string tls_cert = "", tls_key = "", tls_client_ca = "";
+  bool insecure = false;             // allow a non-loopback address without a credential
+  bool allow_execute = false;        // serve Execute on TCP (always served on a unix socket)
 };
 
 // Parses `--flag value` / `--flag=value`. Returns "" on success, otherwise a
