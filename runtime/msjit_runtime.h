@@ -33,9 +33,23 @@ typedef struct msrt_tensor_info {
 
 typedef struct msrt_executable msrt_executable;
 
+/* Tensors of higher rank are refused when an artifact is loaded. */
+#define MSRT_MAX_RANK 32
+
 /* Loads the artifact at `path`. Returns 0 and sets *out, or -1 with the
- * reason in msrt_last_error(). */
+ * reason in msrt_last_error(). Whoever can replace the file at `path`
+ * chooses the code that runs: prefer msrt_load_bytes for verified bytes. */
 int msrt_load(const char *path, msrt_executable **out);
+
+/* Loads an artifact from `size` bytes in memory (the caller has checked
+ * them, e.g. against their SHA-256): they are copied into a sealed memfd
+ * (`name` shows in /proc/self/maps) and dlopened from there, so no file
+ * anyone else can swap is involved. The memfd stays open for the life of the
+ * process, like the mapping: closing it would let the next memfd reuse the
+ * fd number, and dlopen returns an already loaded object whose path string
+ * ("/proc/self/fd/N") matches, i.e. the previous artifact.
+ * Returns 0 and sets *out, or -1 with the reason in msrt_last_error(). */
+int msrt_load_bytes(const void *data, size_t size, const char *name, msrt_executable **out);
 
 /* The last error of this thread, or "". */
 const char *msrt_last_error(void);

@@ -2,8 +2,12 @@
 #include "runtime/msjit_runtime.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <xmmintrin.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -73,12 +77,21 @@ struct msrt_executable {
       t.dtype = parseDtype(dtype);
       if (t.dtype == MSRT_UNDEFINED || rank < 0 || (kind != "input" && kind != "output"))
         return fail("artifact manifest has a malformed line for '" + kind + "'") == 0;
-      t.num_bytes = dtypeBytes(t.dtype);
+      if (rank > MSRT_MAX_RANK)
+        return fail("artifact manifest has an " + kind + " of rank " + std::to_string(rank) + " (at most " +
+                    std::to_string(MSRT_MAX_RANK) + ")") == 0;
+      // Checked products: num_bytes, and `span` (zero dims counted as 1) which
+      // bounds every stride buildDescriptors derives, must fit in int64.
+      int64_t span = dtypeBytes(t.dtype);
+      t.num_bytes = span;
       for (int i = 0; i < rank; ++i) {
         int64_t d = -1;
         if (!(in >> d) || d < 0) return fail("artifact manifest has a malformed dim") == 0;
         t.dims.push_back(d);
-        t.num_bytes *= d;
+        if (__builtin_mul_overflow(t.num_bytes, d, &t.num_bytes) ||
+            __builtin_mul_overflow(span, d ? d : 1, &span))
+          return fail("artifact manifest has an " + kind + " whose byte count overflows 64 bits (dim " +
+                      std::to_string(i) + " = " + std::to_string(d) + ")") == 0;
       }
       (kind == "input" ? inputs : outputs).push_back(std::move(t));
     }
@@ -99,6 +112,46 @@ struct msrt_executable {
   }
 };
 
+namespace {
+
+// Describes a dlopened artifact (`what` names it in errors): checks its ABI,
+// parses its manifest and binds its kernel imports.
+int describe(void *handle, const std::string &what, msrt_executable **out) {
+  auto query = reinterpret_cast<msjit_query_artifact_fn>(dlsym(handle, MSJIT_ARTIFACT_QUERY_SYMBOL));
+  if (!query) return fail(what + " is not an msjit artifact (no " MSJIT_ARTIFACT_QUERY_SYMBOL ")");
+  const msjit_artifact_v2 *desc = query();
+  if (!desc || desc->abi_version != MSJIT_ARTIFACT_ABI_VERSION)
+    return fail(what + " has artifact ABI version " + std::to_string(desc ? desc->abi_version : 0) +
+                ", this runtime reads " + std::to_string(MSJIT_ARTIFACT_ABI_VERSION));
+  auto exe = std::make_unique<msrt_executable>();
+  exe->entry = desc->entry;
+  g_last_error.clear();
+  if (!exe->entry || !desc->manifest || !exe->parseManifest(desc->manifest)) {
+    if (g_last_error.empty()) g_last_error = "artifact description is incomplete";
+    return fail(what + ": " + g_last_error);
+  }
+  for (uint32_t i = 0; i < desc->num_imports; ++i) {
+    void *kernel = msrt_kernel_lookup(desc->import_names[i]);
+    if (!kernel) return fail(what + " needs kernel '" + desc->import_names[i] + "', which this runtime lacks");
+    desc->import_slots[i] = kernel;
+  }
+  exe->buildDescriptors();
+  *out = exe.release();
+  return 0;
+}
+
+bool writeAll(int fd, const char *data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n, size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 extern "C" {
 
 const char *msrt_last_error(void) { return g_last_error.c_str(); }
@@ -107,28 +160,31 @@ int msrt_load(const char *path, msrt_executable **out) {
   *out = nullptr;
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) return fail(std::string("cannot load artifact: ") + dlerror());
-  auto query = reinterpret_cast<msjit_query_artifact_fn>(dlsym(handle, MSJIT_ARTIFACT_QUERY_SYMBOL));
-  if (!query) return fail(std::string(path) + " is not an msjit artifact (no " MSJIT_ARTIFACT_QUERY_SYMBOL ")");
-  const msjit_artifact_v2 *desc = query();
-  if (!desc || desc->abi_version != MSJIT_ARTIFACT_ABI_VERSION)
-    return fail(std::string(path) + " has artifact ABI version " +
-                std::to_string(desc ? desc->abi_version : 0) + ", this runtime reads " +
-                std::to_string(MSJIT_ARTIFACT_ABI_VERSION));
-  auto exe = std::make_unique<msrt_executable>();
-  exe->entry = desc->entry;
-  if (!exe->entry || !desc->manifest || !exe->parseManifest(desc->manifest)) {
-    if (g_last_error.empty()) g_last_error = "artifact description is incomplete";
-    return -1;
+  return describe(handle, path, out);
+}
+
+int msrt_load_bytes(const void *data, size_t size, const char *name, msrt_executable **out) {
+  *out = nullptr;
+  std::string what = std::string("artifact '") + (name && *name ? name : "msjit-artifact") + "' (from memory)";
+  if (!data && size) return fail(what + ": no data");
+  int fd = memfd_create(name && *name ? name : "msjit-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return fail(what + ": memfd_create failed: " + std::strerror(errno));
+  // Sealed, so the bytes the caller checked are the bytes mapped, even though
+  // the fd stays open (another process of this user could open /proc/PID/fd/N).
+  constexpr int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+  if (!writeAll(fd, static_cast<const char *>(data), size) || fcntl(fd, F_ADD_SEALS, kSeals) != 0) {
+    std::string reason = std::strerror(errno);
+    close(fd);
+    return fail(what + ": cannot write it to a sealed memfd: " + reason);
   }
-  for (uint32_t i = 0; i < desc->num_imports; ++i) {
-    void *kernel = msrt_kernel_lookup(desc->import_names[i]);
-    if (!kernel)
-      return fail(std::string(path) + " needs kernel '" + desc->import_names[i] + "', which this runtime lacks");
-    desc->import_slots[i] = kernel;
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    std::string reason = dlerror();
+    close(fd);  // nothing was loaded under this path: its number may be reused
+    return fail(what + ": cannot load it: " + reason);
   }
-  exe->buildDescriptors();
-  *out = exe.release();
-  return 0;
+  return describe(handle, what, out);  // fd kept open: see msjit_runtime.h
 }
 
 int msrt_num_inputs(const msrt_executable *exe) { return static_cast<int>(exe->inputs.size()); }

@@ -1,6 +1,7 @@
 // msjit_rt.cpp - the `msjit._msjit_rt` extension: runs artifacts in process.
 //
-//   Executable(path)                 loads an artifact through the runtime C ABI
+//   Executable(path | bytes, name)   loads an artifact through the runtime C ABI,
+//                                    from a file or from memory (verified bytes)
 //     .inputs / .outputs             tuples of (numpy.dtype, shape)
 //     .run(arrays)                   general path: converts, validates, runs
 //   FastCall(exe, Tensor, single)    the cached-call hot path
@@ -67,14 +68,31 @@ PyObject *specTuple(const std::vector<TensorSpec> &specs) {
   return tuple;
 }
 
-int Executable_init(ExecutableObject *self, PyObject *args, PyObject *) {
-  const char *path = nullptr;
-  if (!PyArg_ParseTuple(args, "s", &path)) return -1;
+// Executable(source, name="msjit-artifact"): `source` is a path (str or
+// os.PathLike), loaded in place, or a bytes-like object holding the artifact,
+// loaded from memory (msrt_load_bytes; `name` labels its memfd).
+int Executable_init(ExecutableObject *self, PyObject *args, PyObject *kwargs) {
+  static const char *keywords[] = {"source", "name", nullptr};
+  PyObject *source = nullptr;
+  const char *name = "msjit-artifact";
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|s", const_cast<char **>(keywords), &source, &name)) return -1;
   if (self->exe) {
     PyErr_SetString(PyExc_RuntimeError, "Executable is already initialized");
     return -1;
   }
-  if (msrt_load(path, &self->exe) != 0) {
+  int status;
+  if (PyUnicode_Check(source) || PyObject_HasAttrString(source, "__fspath__")) {
+    PyObject *path = nullptr;
+    if (!PyUnicode_FSConverter(source, &path)) return -1;
+    status = msrt_load(PyBytes_AS_STRING(path), &self->exe);
+    Py_DECREF(path);
+  } else {
+    Py_buffer view;
+    if (PyObject_GetBuffer(source, &view, PyBUF_SIMPLE) != 0) return -1;
+    status = msrt_load_bytes(view.buf, static_cast<size_t>(view.len), name, &self->exe);
+    PyBuffer_Release(&view);
+  }
+  if (status != 0) {
     PyErr_SetString(PyExc_RuntimeError, msrt_last_error());
     return -1;
   }
