@@ -3,7 +3,21 @@
 Address: ``MSJITD_ADDRESS`` (any gRPC target) if set, and then it must answer. Otherwise
 ``unix://$MSJIT_HOME/msjitd.sock`` (MSJIT_HOME defaults to ~/.cache/msjit); if nothing answers
 there, one ``msjitd`` is started under an flock so that concurrent processes start only one.
+MSJIT_HOME is made private (0700): the socket and the artifacts in it are the user's alone.
+
+Credentials for a daemon at ``MSJITD_ADDRESS`` (a TCP daemon wants a token, TLS, or both; the
+private local daemon needs none), each variable naming a file:
+
+- ``MSJITD_TOKEN_FILE``: the daemon's bearer token (its ``--auth-token-file``); sent as
+  ``authorization: Bearer <token>`` on every msjit call. Trailing whitespace is ignored.
+- ``MSJITD_TLS_CA``: PEM root certificate(s) that signed the daemon's certificate; setting it
+  makes the channel TLS.
+- ``MSJITD_TLS_CERT`` and ``MSJITD_TLS_KEY``: this client's PEM certificate and key, for a daemon
+  started with ``--tls-client-ca`` (mutual TLS). Both or neither.
+- ``MSJITD_TLS_SERVER_NAME`` (a name, not a file): check the daemon's certificate against this
+  name instead of the address's host.
 """
+import collections
 import fcntl
 import logging
 import os
@@ -35,10 +49,98 @@ def msjit_home():
     return os.path.abspath(os.path.expanduser(os.environ.get("MSJIT_HOME") or "~/.cache/msjit"))
 
 
-def is_serving(address, timeout=HEALTH_TIMEOUT_S):
+def make_private_dir(path):
+    """Create ``path`` (and its parents) readable by this user only; an existing one this user
+    owns is made 0700 too, so that a directory made under a loose umask is tightened."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    info = os.stat(path)
+    if info.st_uid == os.getuid() and info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+
+
+def _read_env_file(variable):
+    """The bytes of the file the environment variable names, None when it is unset."""
+    path = os.environ.get(variable)
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise DaemonError(f"cannot read {variable}={path}: {e.strerror}") from None
+
+
+class Credentials(collections.namedtuple("Credentials", "token root_certificates private_key "
+                                                         "certificate_chain server_name")):
+    """What this client presents to a daemon: a bearer token and TLS settings (see the module
+    docstring for the environment variables)."""
+
+    @classmethod
+    def from_environment(cls):
+        token = _read_env_file("MSJITD_TOKEN_FILE")
+        if token is not None:
+            token = token.decode().rstrip()
+            if not token:
+                raise DaemonError(f"MSJITD_TOKEN_FILE={os.environ['MSJITD_TOKEN_FILE']} is empty")
+        cert, key = _read_env_file("MSJITD_TLS_CERT"), _read_env_file("MSJITD_TLS_KEY")
+        if (cert is None) != (key is None):
+            raise DaemonError("MSJITD_TLS_CERT and MSJITD_TLS_KEY go together (a client certificate "
+                              "and its key); set both or neither")
+        return cls(token, _read_env_file("MSJITD_TLS_CA"), key, cert,
+                   os.environ.get("MSJITD_TLS_SERVER_NAME") or None)
+
+    @property
+    def tls(self):
+        return self.root_certificates is not None or self.certificate_chain is not None
+
+    def channel(self, address, options=()):
+        """A channel to ``address``: TLS when configured, every call carrying the token."""
+        options = list(options)
+        if self.tls:
+            if self.server_name:
+                options.append(("grpc.ssl_target_name_override", self.server_name))
+            channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(
+                self.root_certificates, self.private_key, self.certificate_chain), options=options)
+        else:
+            channel = grpc.insecure_channel(address, options=options)
+        if self.token:
+            # Per-call metadata rather than call credentials: gRPC refuses those on plaintext
+            # channels, and a loopback daemon may take a token without TLS.
+            channel = grpc.intercept_channel(channel, _MetadataInterceptor(
+                (("authorization", f"Bearer {self.token}"),)))
+        return channel
+
+
+NO_CREDENTIALS = Credentials(None, None, None, None, None)
+
+
+class _CallDetails(collections.namedtuple("_CallDetails", "method timeout metadata credentials "
+                                                           "wait_for_ready compression"),
+                   grpc.ClientCallDetails):
+    pass
+
+
+class _MetadataInterceptor(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Adds fixed metadata to every call of a channel."""
+
+    def __init__(self, metadata):
+        self._metadata = tuple(metadata)
+
+    def _details(self, d):
+        return _CallDetails(d.method, d.timeout, tuple(d.metadata or ()) + self._metadata, d.credentials,
+                            d.wait_for_ready, d.compression)
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._details(details), request)
+
+
+def is_serving(address, timeout=HEALTH_TIMEOUT_S, credentials=NO_CREDENTIALS):
     """True if a gRPC health check at ``address`` answers SERVING. Uses its own channel, so no
     reconnect backoff state is shared with the long-lived one."""
-    with grpc.insecure_channel(address) as channel:
+    with credentials.channel(address) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(service=""), timeout=timeout)
@@ -55,7 +157,7 @@ def start_local_daemon(home, address):
             f"no msjitd answers at {address} and the msjitd binary was not found "
             f"({'MSJITD_BIN=' + binary if binary else 'not on PATH'}); set MSJITD_BIN, put msjitd "
             "on PATH, or set MSJITD_ADDRESS to a running daemon")
-    os.makedirs(home, exist_ok=True)
+    make_private_dir(home)
     log_file = os.path.join(home, "msjitd.log")
     with open(os.path.join(home, "msjitd.lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
@@ -91,16 +193,19 @@ class DaemonClient:
         if self.autostart and len(self.address) - len("unix://") > _UNIX_PATH_MAX:
             raise DaemonUnavailableError(f"socket path {self.address} is longer than a unix socket "
                                          f"allows ({_UNIX_PATH_MAX}); use a shorter MSJIT_HOME")
+        # The private daemon we start listens on a 0700 directory's socket without credentials.
+        self.credentials = NO_CREDENTIALS if self.autostart else Credentials.from_environment()
         self._channel = None
         self._stub = None
 
     def _connect(self):
-        if not is_serving(self.address):
+        if not is_serving(self.address, credentials=self.credentials):
             if not self.autostart:
-                raise DaemonUnavailableError(f"msjitd is not reachable at {self.address} (MSJITD_ADDRESS); "
-                                             "start it there, or unset MSJITD_ADDRESS for a local one")
+                hint = "" if self.credentials.tls else " (a TLS daemon needs MSJITD_TLS_CA)"
+                raise DaemonUnavailableError(f"msjitd is not reachable at {self.address} (MSJITD_ADDRESS)"
+                                             f"{hint}; start it there, or unset MSJITD_ADDRESS for a local one")
             start_local_daemon(self.home, self.address)
-        self._channel = grpc.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
+        self._channel = self.credentials.channel(self.address, options=_CHANNEL_OPTIONS)
         self._stub = msjit_pb2_grpc.MsjitStub(self._channel)
 
     def _call(self, what, fn):
@@ -146,6 +251,9 @@ def _map_error(error, what, address):
     code, details = error.code(), error.details()
     if code == grpc.StatusCode.INVALID_ARGUMENT and what == "Compile":
         return CompileError(details)
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        return DaemonError(f"msjitd at {address} refused the credentials for {what} (UNAUTHENTICATED): "
+                           f"{details}; set MSJITD_TOKEN_FILE to a file holding its token")
     if code == grpc.StatusCode.UNAVAILABLE:
         return DaemonUnavailableError(f"msjitd at {address} became unavailable during {what}: {details}")
     return DaemonError(f"msjitd {what} failed ({code.name}) at {address}: {details}")
