@@ -31,3 +31,24 @@ def mul_add(dims=(2, 3)):
 
 def request(m, jit_level="O1"):
     return msjit_pb2.CompileRequest(model=m, options=msjit_pb2.CompileOptions(jit_level=jit_level))
+
+
+def chain(n, width=7):
+    """A chain of n elementwise nodes over one input (Mul and Add alternate, each with the input
+    again, so nothing folds away). Compile time grows about quadratically with n: a few thousand
+    nodes take seconds, which is how tests get a compile that is still running when they act."""
+    nodes, prev = [], "x"
+    for i in range(n):
+        op = "Mul" if i % 2 == 0 else "Add"
+        nodes.append((f"{op}_{i}", op, [prev, "x"], {}))
+        prev = f"{op}_{i}"
+    return model([("x", [width], F32)], nodes, [prev])
+
+
+def constant(dims, raw_data=b"", dtype=F32):
+    """A graph whose only node is a Constant 'Const_1' of `dims` carrying `raw_data`."""
+    m = model([], [], ["Const_1"])
+    node = m.graph.node.add(name="Const_1", op_type="Constant", output=["Const_1"])
+    node.location.file, node.location.line = "model.py", 1
+    node.attribute.add(name="value").t.CopyFrom(mindir_pb2.TensorProto(dtype=dtype, dims=dims, raw_data=raw_data))
+    return m

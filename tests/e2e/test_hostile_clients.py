@@ -1,0 +1,260 @@
+"""Issue 11, acceptance 1: what a hostile or careless client sends fails that request alone.
+Every test runs against a real msjitd while a bystander client (hostile.bystander) keeps
+compiling and hitting the cache; it must see no error and the daemon must outlive the test."""
+import hashlib
+import os
+import signal
+import stat
+import threading
+import time
+
+import grpc
+import numpy as np
+import pytest
+
+from hostile import (UNPARSEABLE, assert_status, busy_worker, bystander, children, raw_call, rpc_error,
+                     stats, wait_for)
+from mindir_models import F32, chain, constant, model, mul_add, request
+from msjit.proto import health_pb2, health_pb2_grpc, mindir_pb2, msjit_pb2
+
+INVALID = grpc.StatusCode.INVALID_ARGUMENT
+SLOW = 3000   # chain length whose compile takes seconds (about 3 s on an idle core)
+
+
+class Call(threading.Thread):
+    """A Compile running in the background; .error is its grpc.RpcError (None when it succeeded)."""
+
+    def __init__(self, stub, m, timeout=180):
+        super().__init__(daemon=True)
+        self.stub, self.m, self.timeout = stub, m, timeout
+        self.reply = self.error = None
+        self.start()
+
+    def run(self):
+        try:
+            self.reply = self.stub.Compile(request(self.m), timeout=self.timeout)
+        except grpc.RpcError as err:
+            self.error = err
+
+    def result(self, timeout=180):
+        self.join(timeout)
+        assert not self.is_alive(), "a Compile never returned"
+        return self
+
+
+BAD_DIMS = {
+    "constant 2^32 x 2^32, no data": (constant([1 << 32, 1 << 32]), "Const_1"),
+    "constant 2^31 x 2^31, no data": (constant([1 << 31, 1 << 31]), "Const_1"),
+    "constant -1 x 4": (constant([-1, 4]), "Const_1"),
+    "input 2^62 x 4": (model([("x", [1 << 62, 4], F32)], [("Neg_1", "Neg", ["x"], {})], ["Neg_1"]), "'x'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DIMS))
+def test_overflowing_dims_are_invalid_argument_naming_the_node(make_daemon, case):
+    d = make_daemon().start()
+    bad, name = BAD_DIMS[case]
+    with bystander(d):
+        assert_status(rpc_error(d.stub().Compile, request(bad), timeout=60), INVALID, name)
+
+
+def test_a_graph_over_max_nodes_is_invalid_argument(make_daemon):
+    d = make_daemon("--max-nodes", "50000").start()
+    with bystander(d):
+        assert_status(rpc_error(d.stub().Compile, request(chain(100_000)), timeout=120), INVALID, "50000|max-nodes")
+
+
+def test_a_100k_node_chain_under_default_limits_compiles_or_times_out(make_daemon):
+    # Before issue 11 the importer's recursive DFS overflowed the stack on this graph.
+    d = make_daemon("--compile-timeout", "5").start()
+    with bystander(d):
+        call = Call(d.stub(), chain(100_000)).result()
+    if call.error:
+        assert_status(call.error, grpc.StatusCode.DEADLINE_EXCEEDED, "time")
+
+
+def test_unparseable_requests_are_invalid_argument(make_daemon):
+    d = make_daemon().start()
+    with bystander(d):
+        for method in ("Compile", "Execute", "FetchArtifact"):
+            for payload in UNPARSEABLE:
+                err = raw_call(d.address, method, payload)
+                assert err is not None, (method, payload)
+                assert err.code() == INVALID, (method, payload, err.code(), err.details())
+
+
+def test_execute_with_overflowing_input_dims_is_invalid_argument(make_daemon):
+    d = make_daemon().start()
+    stub = d.stub()
+    key = stub.Compile(request(mul_add((2, 4)))).key
+    with bystander(d):
+        for dims in ([1 << 62, 4], [1 << 32, 1 << 32], [-1, 4]):
+            huge = mindir_pb2.TensorProto(dtype=F32, dims=dims)
+            err = rpc_error(stub.Execute, msjit_pb2.ExecuteRequest(key=key, inputs=[huge] * 3), timeout=60)
+            assert_status(err, INVALID)
+
+
+def test_a_killed_worker_fails_that_request_only_and_is_replaced(make_daemon):
+    d = make_daemon("--jobs", "2", "--crash-retry-after", "60").start()
+    stub = d.stub()
+    with bystander(d):
+        victim = Call(stub, chain(SLOW, width=7))
+        worker = busy_worker(d.proc.pid)
+        other = Call(stub, chain(SLOW * 2 // 3, width=9))   # another client's compile, in flight
+        busy_worker(d.proc.pid, exclude=[worker])
+        os.kill(worker, signal.SIGKILL)
+        err = victim.result().error
+        assert err is not None, "the compile whose worker was killed succeeded"
+        assert_status(err, err.code(), "SIGKILL|signal 9")
+        assert other.result().error is None, other.error.details()
+        # Replaced: the killed pid is gone and as many workers run as before.
+        wait_for(lambda: worker not in children(d.proc.pid) and len(children(d.proc.pid)) >= 2, 30,
+                 "the killed worker to be replaced")
+        # A retry within --crash-retry-after fails fast with the remembered message.
+        start = time.monotonic()
+        again = rpc_error(stub.Compile, request(chain(SLOW, width=7)), timeout=60)
+        assert time.monotonic() - start < 1.0, "the retry of a crashing key compiled again"
+        assert (again.code(), again.details()) == (err.code(), err.details())
+    assert stats(stub, "worker_crashes")["worker_crashes"] == 1
+
+
+def test_compile_timeout_is_deadline_exceeded_naming_the_limit(make_daemon):
+    d = make_daemon("--compile-timeout", "1").start()
+    with bystander(d):
+        start = time.monotonic()
+        err = Call(d.stub(), chain(SLOW)).result().error
+        assert err is not None, "a compile past --compile-timeout 1 succeeded"
+        assert_status(err, grpc.StatusCode.DEADLINE_EXCEEDED, "compile-timeout|time ?limit|timeout")
+        assert time.monotonic() - start < 15
+    assert stats(d.stub(), "compile_timeouts")["compile_timeouts"] == 1
+
+
+def test_a_client_deadline_cancels_its_compile(make_daemon):
+    d = make_daemon().start()
+    stub = d.stub()
+    with bystander(d):
+        err = rpc_error(stub.Compile, request(chain(SLOW)), timeout=0.5)
+        assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        wait_for(lambda: sum(stats(stub, "compile_timeouts", "compile_cancellations").values()) >= 1, 30,
+                 "Stats to count the abandoned compile as cancelled or timed out")
+    assert stats(stub, "compiles")["compiles"] == 1   # the bystander's graph only: the chain never finished
+
+
+def test_compile_memory_limit_is_resource_exhausted(make_daemon):
+    d = make_daemon("--compile-memory-mb", "200").start()
+    big = np.arange(16 << 20, dtype=np.float32).tobytes()   # 64 MiB of float32
+    with bystander(d):
+        err = Call(d.stub(), constant([16 << 20], big)).result().error
+        assert err is not None, "a 64 MiB constant compiled under --compile-memory-mb 200"
+        assert_status(err, grpc.StatusCode.RESOURCE_EXHAUSTED, "memory", "200")
+
+
+def test_a_full_queue_rejects_instead_of_hanging(make_daemon):
+    d = make_daemon("--jobs", "1", "--max-queue", "2").start()
+    stub = d.stub()
+    with bystander(d):
+        calls = [Call(stub, chain(SLOW // 2, width=w), timeout=120) for w in range(20, 28)]
+        codes = [c.result().error.code() if c.error else grpc.StatusCode.OK for c in calls]
+    assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}, codes
+    rejected = codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
+    assert rejected >= 1 and codes.count(grpc.StatusCode.OK) >= 1, codes
+    assert stats(stub, "queue_rejections")["queue_rejections"] == rejected
+
+
+def add_mul(dims):
+    """(a + b) * c: the same signature as mul_add, a different result."""
+    return model([(n, list(dims), F32) for n in "abc"],
+                 [("Add_1", "Add", ["a", "b"], {}), ("Mul_2", "Mul", ["Add_1", "c"], {})], ["Mul_2"])
+
+
+@pytest.mark.parametrize("first", ["Compile", "FetchArtifact", "Execute"])
+def test_a_tampered_artifact_is_never_served_or_run(make_daemon, first):
+    d = make_daemon().start()
+    stub = d.stub()
+    dims = (2, 3)
+    good = stub.Compile(request(mul_add(dims)))
+    other = stub.Compile(request(add_mul(dims)))
+    # The nastiest replacement: a valid artifact of the same signature computing something else.
+    with open(other.artifact_path, "rb") as f:
+        forged = f.read()
+    tmp = good.artifact_path + ".forged"
+    with open(tmp, "wb") as f:
+        f.write(forged)
+    os.replace(tmp, good.artifact_path)
+
+    a, b, c = (np.random.default_rng(i).standard_normal(dims).astype(np.float32) for i in range(3))
+    tensors = [mindir_pb2.TensorProto(dtype=F32, dims=dims, raw_data=x.tobytes()) for x in (a, b, c)]
+
+    def check(call):
+        if call == "Compile":
+            reply = stub.Compile(request(mul_add(dims)), timeout=60)
+            with open(reply.artifact_path, "rb") as f:
+                assert hashlib.sha256(f.read()).hexdigest() == reply.artifact_digest == good.artifact_digest
+        elif call == "FetchArtifact":
+            try:
+                chunks = list(stub.FetchArtifact(msjit_pb2.FetchArtifactRequest(key=good.key), timeout=60))
+            except grpc.RpcError as err:   # refusing is fine; serving forged bytes is not
+                assert err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.DATA_LOSS), err.details()
+                return
+            data = b"".join(ch.data for ch in chunks)
+            assert hashlib.sha256(data).hexdigest() == chunks[0].artifact_digest == good.artifact_digest
+        else:
+            try:
+                out = stub.Execute(msjit_pb2.ExecuteRequest(key=good.key, inputs=tensors), timeout=60).outputs[0]
+            except grpc.RpcError as err:
+                assert err.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.DATA_LOSS), err.details()
+                return
+            got = np.frombuffer(out.raw_data, np.float32).reshape(dims)
+            assert not np.allclose(got, (a + b) * c), "Execute ran the forged artifact"
+            np.testing.assert_allclose(got, a * b + c, rtol=1e-6)
+
+    with bystander(d):
+        for call in [first] + [c for c in ("Compile", "FetchArtifact", "Execute") if c != first]:
+            check(call)
+    quarantine = os.path.join(d.cache_dir, "quarantine")
+    assert os.path.isdir(quarantine) and os.listdir(quarantine), "the forged file was not quarantined"
+
+
+def test_socket_and_cache_are_private_whatever_the_umask(make_daemon):
+    old = os.umask(0o022)
+    try:
+        d = make_daemon().start()
+    finally:
+        os.umask(old)
+    with bystander(d):
+        d.stub().Compile(request(mul_add((4, 4))))
+    mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)   # noqa: E731
+    assert mode(d.socket) == 0o600, oct(mode(d.socket))
+    wrong = []
+    for root, dirs, files in os.walk(d.cache_dir):
+        wrong += [(root, oct(mode(root)))] if mode(root) != 0o700 else []
+        wrong += [(f, oct(mode(os.path.join(root, f)))) for f in files if mode(os.path.join(root, f)) != 0o600]
+    assert not wrong, wrong
+
+
+def health(address):
+    with grpc.insecure_channel(address) as channel:
+        return health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
+
+
+def test_health_is_not_serving_while_draining(make_daemon):
+    d = make_daemon().start()
+    with bystander(d):
+        assert health(d.address) == health_pb2.HealthCheckResponse.SERVING
+    # The bystander stops here: once draining, new requests are refused by design.
+    slow = Call(d.stub(), chain(SLOW))
+    busy_worker(d.proc.pid)
+    d.proc.send_signal(signal.SIGTERM)
+    seen = set()
+
+    def draining():
+        try:
+            seen.add(health(d.address))
+        except grpc.RpcError:
+            pass
+        return health_pb2.HealthCheckResponse.NOT_SERVING in seen or slow.reply or slow.error
+
+    wait_for(draining, 60, "Health to say NOT_SERVING")
+    assert health_pb2.HealthCheckResponse.NOT_SERVING in seen, f"Health said {seen} while draining"
+    assert slow.result().error is None, slow.error.details()   # the compile in flight still finishes
+    assert d.proc.wait(timeout=60) == 0
