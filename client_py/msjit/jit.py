@@ -14,6 +14,12 @@ Python, as the spec says. "trace" runs the function on tracers once per input si
 the inputs' dtypes and shapes only, so Python control flow, globals and side effects are frozen to
 that call. Under LAX, an ast capture that meets an unsupported construct is split there: the call
 is interpreted as in bytecode mode, Python running what the graph cannot hold (JIT Fallback).
+
+When msjitd cannot be reached or started (DaemonUnavailableError), a fullgraph=False function under
+a jit_syntax_level other than STRICT runs without it: the call runs eagerly (a graph piece of an
+interpreted call runs on the primitives' numpy kernels), with one JitFallbackWarning per outage,
+and compiling is tried again after DAEMON_RETRY_S seconds (env MSJIT_DAEMON_RETRY_S, default 30)
+rather than on every call. Under STRICT or fullgraph=True the error is raised.
 """
 import inspect
 import linecache
@@ -35,14 +41,16 @@ from .capture.graph import ARG, OUT, Captured, Graph, unflatten
 from .capture.segments import Session
 from .capture.trace import capture_trace
 from .config import CompileConfig
-from .errors import CompileError, JitFallbackWarning, UnsupportedSyntaxError
+from .errors import CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning, UnsupportedSyntaxError
 from .core import TAPES, current_builder
+from .ops.prims import PRIMITIVES
 from .tensor import Tensor
 
 logger = logging.getLogger(__name__)
 
 _CAPTURE = {"ast": capture_ast, "trace": capture_trace}
 CACHE_LIMIT = int(os.environ.get("MSJIT_CACHE_LIMIT", "8"))
+DAEMON_RETRY_S = float(os.environ.get("MSJIT_DAEMON_RETRY_S", "30"))
 _NOTHING = object()
 
 
@@ -65,6 +73,7 @@ class JitStats:
     fallbacks: int = 0      # 1 once the function meets what its graph cannot hold (JIT Fallback)
     graph_breaks: int = 0   # graph breaks met, over all interpreted calls
     interpreted: int = 0    # calls interpreted again (graph breaks or side effects)
+    daemon_unavailable: int = 0  # calls (or graph pieces) run eagerly because msjitd was unavailable
 
 
 class _Entry:
@@ -120,6 +129,26 @@ def _no_fast(args):
     return None
 
 
+class _EagerGraph:
+    """A graph piece run node by node on the primitives' numpy kernels (as eager ops run): how an
+    interpreted call goes on while msjitd is unavailable. Same ``run`` as an Executable."""
+
+    def __init__(self, graph):
+        other = next((n for n in graph.nodes if n.op_type not in PRIMITIVES or n.outputs), None)
+        if other is not None:   # (a Grad node: its body needs the compiler)
+            raise DaemonError(f"msjitd is unavailable and {graph.name} holds {other.name}, which only a "
+                              "compiled graph runs")
+        self.graph = graph
+
+    def run(self, arrays):
+        g = self.graph
+        values = dict(zip([name for name, _ in g.inputs + g.parameters], arrays))
+        for n in g.nodes:
+            values[n.name] = np.asarray(PRIMITIVES[n.op_type].impl(*(values[i] for i in n.inputs), **n.attrs),
+                                        n.aval.dtype.np)
+        return tuple(np.array(values[name]) for name, _ in g.outputs)   # (copies: never views of inputs)
+
+
 class JitFunction:
     """The callable ``jit`` returns. ``stats`` counts captures and compiles (cache behaviour)."""
 
@@ -137,6 +166,7 @@ class JitFunction:
         self._last_key = None       # guard of the entry used last (recompile reasons)
         self._fallback = False
         self._flat = {}             # argument structure -> JitFunction taking its Tensors positionally
+        self._daemon_retry_at = None  # time.monotonic() after which to try msjitd again, while it is gone
 
     @property
     def _msjit_source_fn(self):  # capture inlines a jitted function called from another one
@@ -169,8 +199,12 @@ class JitFunction:
                 return self.fn(*args, **kwargs)
             if self._cache and _LOG_RECOMPILES:
                 _log_recompile(self.__qualname__, self._last_key, key, entry and entry.stale())
-            entry = self._compile(args, kwargs)
-            if entry is None:
+            try:
+                entry = None if self._daemon_waiting() else self._compile(args, kwargs)
+            except DaemonUnavailableError as e:
+                self._daemon_unavailable(e)
+                entry = None
+            if entry is None:   # (a JIT Fallback, or no daemon: eagerly)
                 return self.fn(*args, **kwargs)
             self._cache[key] = entry
         self._last_key = key
@@ -287,18 +321,53 @@ class JitFunction:
         key = _graph_key(graph)
         exe = self._segments.get(key)
         if exe is None and graph.outputs:
-            exe = self._segments[key] = self._load_graph(graph)
+            try:
+                exe = self._segments[key] = None if self._daemon_waiting() else self._load_graph(graph)
+            except DaemonUnavailableError as e:
+                self._daemon_unavailable(e)
+            if exe is None:   # (not cached: compiled once the daemon is back)
+                exe = _EagerGraph(graph)
         return _Entry(captured, exe, None)(sources)
+
+    def _daemon_waiting(self):
+        """True (counted) when msjitd was unavailable less than DAEMON_RETRY_S ago: do not ask it
+        again yet, run eagerly."""
+        if self._daemon_retry_at is None or time.monotonic() >= self._daemon_retry_at:
+            return False
+        self.stats.daemon_unavailable += 1
+        return True
+
+    def _daemon_unavailable(self, error):
+        """msjitd cannot be reached or started: raise under STRICT or fullgraph=True; else warn
+        once per outage, count the eager run, and leave the daemon alone for DAEMON_RETRY_S."""
+        if self.config.fullgraph or context.get_context("jit_syntax_level") == context.STRICT:
+            raise error
+        if self._daemon_retry_at is None:
+            warnings.warn(f"{error}; {self.__qualname__} runs eagerly and tries msjitd again every "
+                          f"{DAEMON_RETRY_S:.0f} s (MSJIT_DAEMON_RETRY_S). Use fullgraph=True to make this an "
+                          "error.", JitFallbackWarning, stacklevel=4)
+        else:
+            logger.info("%s: msjitd still unavailable (%s); running eagerly", self.__qualname__, error)
+        self._daemon_retry_at = time.monotonic() + DAEMON_RETRY_S
+        self.stats.daemon_unavailable += 1
 
     def _load_graph(self, graph):
         t0 = time.perf_counter()
         client = rpc.client()
-        try:
-            reply = client.compile(serialize.to_model(graph), self.config.to_proto())
-        except CompileError as e:
-            raise _locate_compile_error(e, graph) from None
-        self.stats.compiles += 1
-        exe = runtime.load(reply, client)
+        model, options = serialize.to_model(graph), self.config.to_proto()
+
+        def compile_graph():
+            try:
+                reply = client.compile(model, options)
+            except CompileError as e:
+                raise _locate_compile_error(e, graph) from None
+            self.stats.compiles += 1
+            return reply
+        reply = compile_graph()
+        if self._daemon_retry_at is not None:
+            logger.info("%s: msjitd is available again; compiling", self.__qualname__)
+            self._daemon_retry_at = None
+        exe = runtime.load(reply, client, recompile=compile_graph)
         runtime.check_signature(exe, graph)
         logger.debug("%s: compiled %d nodes (key %s, cache tier %d) in %.1f ms", graph.name,
                      len(graph.nodes), reply.key[:12], reply.hit, (time.perf_counter() - t0) * 1e3)

@@ -1,14 +1,24 @@
 """Loading compiled artifacts into this process through the ``msjit._msjit_rt`` extension.
 
 The extension is imported on first use, so the rest of the package works without it (eager
-execution, capture, inspection). Artifacts are used in place when the daemon's cache is on
-this machine; otherwise they are fetched, checked against their SHA-256 and stored
+execution, capture, inspection). Every load is verified: the artifact's bytes are read, their
+SHA-256 compared with the digest the daemon recorded for the key, and exactly those bytes are
+loaded (from memory, ``msrt_load_bytes``), so no file swapped after the check can run. The bytes
+come from the daemon's cache when it is on this machine; otherwise they are fetched and stored
 content-addressed under ``$MSJIT_HOME/artifacts`` (written to a temp file, then renamed).
+
+A file whose bytes do not match is moved to a ``quarantine/`` directory beside the cache it was in
+(``<cache>/quarantine/`` for the daemon's ``<cache>/cas/``, ``$MSJIT_HOME/quarantine/`` for the
+client's own copies), a warning names it, and the daemon is asked again: once by compiling again
+(the daemon re-verifies its cache and recompiles), then by fetching the bytes. Only bytes that
+match are loaded; otherwise MsjitError.
 """
 import hashlib
 import logging
 import os
 import tempfile
+import time
+from pathlib import Path
 
 from .errors import MsjitError, RuntimeUnavailableError
 from .rpc import msjit_home
@@ -32,19 +42,106 @@ def rt():
     return _rt
 
 
+def load(reply, client, recompile=None):
+    """The Executable of a CompileReply, loaded from bytes that hash to ``reply.artifact_digest``
+    (once per digest). ``recompile()`` asks the daemon for a fresh CompileReply of the same graph;
+    it is called at most once, when a copy on disk does not match its digest."""
+    exe = _loaded.get(reply.artifact_digest)
+    if exe is None:
+        digest, data, _ = _verified(reply, client, recompile)
+        exe = _loaded.get(digest)
+        if exe is None:
+            try:
+                exe = rt().Executable(data, name=f"msjit-{digest[:16]}")
+            except RuntimeError as e:
+                raise MsjitError(f"loading artifact {digest} (key {reply.key}) failed: {e}") from e
+            _loaded[digest] = exe
+    return exe
+
+
 def local_artifact(reply, client):
-    """A local path holding the artifact of ``reply``, fetching it from the daemon if needed."""
-    if reply.artifact_path and os.path.exists(reply.artifact_path):
-        return reply.artifact_path
-    directory = os.path.join(msjit_home(), "artifacts")
-    path = os.path.join(directory, f"{reply.artifact_digest}.so")
-    if os.path.exists(path):  # content-addressed and written atomically: present means complete
-        return path
+    """A local path holding the artifact of ``reply``, verified now, fetched if needed. (load()
+    does not load this path: a file can be swapped after it was checked.)"""
+    return _verified(reply, client, None)[2]
+
+
+def _verified(reply, client, recompile):
+    """``(digest, bytes, local path)`` of the artifact of ``reply``: read from a local copy when
+    there is one, else fetched; a copy that does not match is quarantined and the daemon asked
+    again (see above). The path is None when the bytes exist only in memory."""
+    found = _local_bytes(reply)
+    if found is _MISMATCH and recompile is not None:
+        reply = recompile()
+        found = _local_bytes(reply)
+    if found not in (None, _MISMATCH):
+        return (reply.artifact_digest,) + found
     data = client.fetch_artifact(reply.key)
     digest = hashlib.sha256(data).hexdigest()
     if digest != reply.artifact_digest:
         raise MsjitError(f"artifact for key {reply.key} has SHA-256 {digest}, "
                          f"but the daemon announced {reply.artifact_digest}; not loading it")
+    logger.debug("fetched artifact %s (%d bytes)", reply.key, len(data))
+    if _daemon_is_local(reply):
+        return digest, data, None
+    path = _client_copy(reply)   # (a remote daemon: keep a copy for the next process)
+    _store(path, data)
+    return digest, data, path
+
+
+_MISMATCH = object()
+
+
+def _local_bytes(reply):
+    """``(bytes, path)`` of the first local copy of the artifact (the daemon's file, then the
+    client's) whose bytes hash to its digest; _MISMATCH if a copy was there but did not match (it
+    is quarantined); None if there is no copy."""
+    result = None
+    for path in (reply.artifact_path, _client_copy(reply)):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            continue
+        except OSError as e:
+            logger.warning("cannot read artifact %s (%s); asking the daemon for it", path, e)
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == reply.artifact_digest:
+            return data, path
+        logger.warning("artifact %s has SHA-256 %s, but its key %s was compiled to %s: quarantining it",
+                       path, digest, reply.key, reply.artifact_digest)
+        _quarantine(path)
+        result = _MISMATCH
+    return result
+
+
+def _daemon_is_local(reply):
+    return bool(reply.artifact_path) and os.path.isdir(os.path.dirname(reply.artifact_path))
+
+
+def _client_copy(reply):
+    return os.path.join(msjit_home(), "artifacts", f"{reply.artifact_digest}.so")
+
+
+def _quarantine(path):
+    """Move a tampered or corrupt artifact out of the way, kept for inspection: into
+    ``<cache>/quarantine/`` for the daemon's ``<cache>/cas/ab/<digest>.so``, else into
+    ``$MSJIT_HOME/quarantine/``. If that is not permitted (e.g. another user's cache), log it."""
+    p = Path(path)
+    directory = p.parents[2] / "quarantine" if p.parent.parent.name == "cas" else Path(msjit_home()) / "quarantine"
+    target = directory / f"{p.name}.{time.time_ns()}"
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.replace(p, target)
+    except OSError as e:
+        logger.warning("cannot quarantine %s into %s (%s); not loading it", path, directory, e)
+        return
+    logger.warning("quarantined %s as %s", path, target)
+
+
+def _store(path, data):
+    """Write ``data`` to ``path`` atomically (a temp file renamed): present means complete."""
+    directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fetch-", suffix=".so")
     try:
@@ -54,21 +151,6 @@ def local_artifact(reply, client):
     except BaseException:
         os.unlink(tmp)
         raise
-    logger.debug("fetched artifact %s (%d bytes) to %s", reply.key, len(data), path)
-    return path
-
-
-def load(reply, client):
-    """The Executable of a CompileReply (loaded once per artifact digest)."""
-    exe = _loaded.get(reply.artifact_digest)
-    if exe is None:
-        path = local_artifact(reply, client)
-        try:
-            exe = rt().Executable(path)
-        except RuntimeError as e:
-            raise MsjitError(f"loading artifact {path} failed: {e}") from e
-        _loaded[reply.artifact_digest] = exe
-    return exe
 
 
 def check_signature(exe, graph):
