@@ -172,6 +172,34 @@ def test_artifacts_load_from_bytes(make_daemon, client_env):
         runtime.rt().Executable(b"\x7fELF" + bytes(100))
 
 
+def add3(a, b, c):   # three rank-4 inputs: a manifest long enough to rewrite in place
+    return a + b + c
+
+
+@pytest.mark.parametrize("lines, error", [
+    ("input f32 2 4611686018427387904 4", "byte count overflows 64 bits"),              # (2^62, 4)
+    ("input f32 3 0 4611686018427387904 4611686018427387904", "byte count overflows"),  # strides would
+    ("input f32 33" + " 1" * 33, "rank 33 \\(at most 32\\)"),
+    ("input f32 2 1073741824 4", None),   # control: a large but representable tensor loads
+])
+def test_manifest_sizes_are_checked(make_daemon, client_env, lines, error):
+    """An artifact whose manifest (patched in place, same length) describes impossible tensors."""
+    daemon = make_daemon().start()
+    x = Tensor(np.zeros((2, 3, 4, 5), np.float32))
+    blob = read(rpc.DaemonClient(daemon.address).compile(
+        serialize.to_model(capture_ast(add3, [x, x, x]).graph), OPTIONS).artifact_path)
+    start = blob.index(b"msjit-artifact 1\n")
+    end = blob.index(b"\0", start)
+    manifest = f"msjit-artifact 1\n{lines}\n".encode()
+    assert len(manifest) <= end - start
+    blob = blob[:start] + manifest.ljust(end - start) + blob[end:]
+    if error is None:
+        assert runtime.rt().Executable(blob).inputs[0][1] == (1073741824, 4)
+    else:
+        with pytest.raises(RuntimeError, match=error):
+            runtime.rt().Executable(blob)
+
+
 @pytest.fixture
 def dead_daemon(monkeypatch, tmp_path):
     """MSJITD_ADDRESS pointing at a unix socket whose daemon is gone (the file is left over)."""
