@@ -14,17 +14,30 @@ const char *kUsage =
     "  health                       exit 0 if the daemon answers SERVING\n"
     "  stats                        cache hits, compiles, sizes\n"
     "  compile FILE [--jit-level L] compile a serialized ModelProto (.mindir)\n"
-    "ADDRESS defaults to $MSJITD_ADDRESS or unix://$MSJIT_HOME/msjitd.sock\n";
+    "ADDRESS defaults to $MSJITD_ADDRESS or unix://$MSJIT_HOME/msjitd.sock\n"
+    "Credentials for any other address (a TCP daemon), from the environment:\n"
+    "  MSJITD_TOKEN_FILE       file holding the daemon's bearer token (its --auth-token-file)\n"
+    "  MSJITD_TLS_CA           PEM roots that signed the daemon's certificate; makes the channel TLS\n"
+    "  MSJITD_TLS_CERT, MSJITD_TLS_KEY  client certificate and key, for mutual TLS (--tls-client-ca)\n"
+    "  MSJITD_TLS_SERVER_NAME  name to check in the daemon's certificate instead of the host\n";
 
 int fail(const std::string &message, int code = 1) {
   std::fprintf(stderr, "msjitctl: %s\n", message.c_str());
   return code;
 }
 
+// A failed call's message; a refused credential says so, since its fix is on this side.
+std::string describe(const grpc::Status &status) {
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED)
+    return "the daemon refused the credentials (UNAUTHENTICATED): " + status.error_message() +
+           "; set MSJITD_TOKEN_FILE to a file holding its token";
+  return status.error_message();
+}
+
 int printStats(msjit::client::Client &client) {
   msjit::rpc::StatsReply s;
   grpc::Status status = client.stats(s);
-  if (!status.ok()) return fail("stats from " + client.address() + " failed: " + status.error_message());
+  if (!status.ok()) return fail("stats from " + client.address() + " failed: " + describe(status));
   uint64_t hits = s.memory_hits() + s.disk_hits() + s.inflight_joins();
   std::printf(
       "daemon          %s at %s (up %.0f s)\n"
@@ -54,7 +67,7 @@ int compileFile(msjit::client::Client &client, const std::string &path, const st
   request.mutable_options()->set_jit_level(level);
   msjit::rpc::CompileReply reply;
   grpc::Status status = client.compile(request, reply);
-  if (!status.ok()) return fail(path + ": " + status.error_message());
+  if (!status.ok()) return fail(path + ": " + describe(status));
   std::printf("key       %s\nartifact  %s (%llu bytes)\ncache     %s\ncompile   %.1f ms\n", reply.key().c_str(),
               reply.artifact_path().c_str(), (unsigned long long)reply.artifact_size(),
               msjit::rpc::CacheTier_Name(reply.hit()).c_str(), reply.compile_ms());
@@ -79,7 +92,13 @@ int main(int argc, char **argv) {
     }
   }
   if (positional.empty()) return fail(std::string("missing command\n") + kUsage, 2);
-  msjit::client::Client client(address);
+  // The private local daemon takes no credentials; any other address gets those of the environment.
+  msjit::client::Credentials credentials;
+  if (address != msjit::client::localAddress()) {
+    if (std::string error = msjit::client::Credentials::fromEnvironment(credentials); !error.empty())
+      return fail(error, 2);
+  }
+  msjit::client::Client client(address, credentials);
   const std::string &command = positional[0];
   if (command == "health") {
     bool ok = client.healthy();
