@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "passes/Codegen.h"
 #include "passes/Compiler.h"
 #include "server/cache/cache_key.h"
 #include "server/cache/digest.h"
@@ -70,7 +71,9 @@ grpc::Status MsjitService::Compile(grpc::ServerContext *, const rpc::CompileRequ
   if (!admission) return shuttingDown();
   if (std::string error = validateOptions(request->options()); !error.empty())
     return invalidArgument(error);
-  const std::string key = cacheKey(*request);
+  static const CompilerIdentity compiler{passes::compilerVersion(), passes::hostTarget().triple,
+                                         passes::hostTarget().cpu, passes::hostTarget().features};
+  const std::string key = cacheKey(*request, compiler);
   if (auto hit = cache_.lookup(key)) {
     ++(hit->hit() == rpc::TIER_MEMORY ? memory_hits_ : disk_hits_);
     spdlog::debug("compile {}: {} hit", key.substr(0, 12), rpc::CacheTier_Name(hit->hit()));

@@ -1,5 +1,7 @@
 #include "server/cache/artifact_cache.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <vector>
@@ -27,13 +29,41 @@ ArtifactCache::ArtifactCache(const std::string &dir, uint64_t memory_bytes, uint
       memory_entries_(kEntryBudget),
       memory_artifacts_(memory_bytes),
       disk_entries_(dir_ + "/ac", "", /*content_addressed=*/false),
-      disk_artifacts_(dir_ + "/cas", ".so", /*content_addressed=*/true) {}
+      disk_artifacts_(dir_ + "/cas", ".so", /*content_addressed=*/true, dir_ + "/quarantine") {}
+
+std::optional<ArtifactCache::Stamp> ArtifactCache::stampOf(const std::string &digest) const {
+  struct stat st {};
+  if (::stat(disk_artifacts_.pathFor(digest).c_str(), &st) != 0) return std::nullopt;
+  return Stamp{static_cast<int64_t>(st.st_ino), static_cast<int64_t>(st.st_size),
+               st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec,
+               static_cast<int64_t>(st.st_dev)};
+}
+
+void ArtifactCache::remember(const std::string &digest) {
+  auto stamp = stampOf(digest);
+  std::lock_guard<std::mutex> lock(verified_mu_);
+  if (stamp) verified_[digest] = *stamp;
+  else verified_.erase(digest);
+}
+
+bool ArtifactCache::verifyArtifact(const std::string &digest) {
+  auto stamp = stampOf(digest);
+  if (!stamp) return false;
+  {
+    std::lock_guard<std::mutex> lock(verified_mu_);
+    auto it = verified_.find(digest);
+    if (it != verified_.end() && it->second == *stamp) return true;
+  }
+  if (!disk_artifacts_.get(digest)) return false;  // get quarantines a mismatch
+  remember(digest);
+  return true;
+}
 
 std::optional<rpc::CompileReply> ArtifactCache::lookup(const std::string &key) {
   rpc::CompileReply entry;
   if (auto bytes = memory_entries_.get(key); bytes && entry.ParseFromString(*bytes)) {
-    // The client loads the artifact from disk: the file must still be there.
-    if (disk_artifacts_.contains(entry.artifact_digest())) {
+    // The client loads the artifact from disk: the file must still be there, unchanged.
+    if (verifyArtifact(entry.artifact_digest())) {
       touch(key);
       entry.set_hit(rpc::TIER_MEMORY);
       return entry;
@@ -52,6 +82,7 @@ std::optional<rpc::CompileReply> ArtifactCache::lookup(const std::string &key) {
     disk_entries_.remove(key);
     return std::nullopt;
   }
+  remember(entry.artifact_digest());
   entry.set_artifact_path(disk_artifacts_.pathFor(entry.artifact_digest()));
   entry.set_hit(rpc::TIER_NONE);
   memory_entries_.put(key, entry.SerializeAsString());
@@ -73,6 +104,7 @@ bool ArtifactCache::insert(const std::string &key, const std::string &artifact,
   stored.set_compile_ms(0);
   std::string entry = stored.SerializeAsString();
   if (!disk_artifacts_.put(digest, artifact) || !disk_entries_.put(key, entry)) return false;
+  remember(digest);
   memory_artifacts_.put(digest, artifact);
   memory_entries_.put(key, entry);
   enforceDiskBudget();

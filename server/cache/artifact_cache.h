@@ -7,10 +7,15 @@
 // disk always points at a complete artifact. The disk tier is bounded: past
 // its budget the least recently used entries (an entry's mtime is refreshed on
 // every hit) are evicted with their artifacts.
+// Artifacts are verified: a memory hit re-hashes the file whenever its inode,
+// size or times changed since it was last verified, so a replaced .so is
+// quarantined (quarantine/) and recompiled, never handed out.
 #ifndef MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H
 #define MSJIT_SERVER_CACHE_ARTIFACT_CACHE_H
 
+#include <array>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -38,6 +43,10 @@ class ArtifactCache {
   // The artifact bytes of an entry, verified against its digest.
   std::optional<std::string> artifactBytes(const rpc::CompileReply &entry);
 
+  // True if the artifact file still holds the bytes of `digest`; quarantines it otherwise.
+  bool verifyArtifact(const std::string &digest);
+  uint64_t quarantined() const { return disk_artifacts_.quarantined(); }
+
   uint64_t memoryEntries() const { return memory_entries_.entries(); }
   uint64_t memoryBytes() const { return memory_entries_.bytes() + memory_artifacts_.bytes(); }
   uint64_t diskEntries() const { return disk_entries_.entries(); }
@@ -47,12 +56,18 @@ class ArtifactCache {
 
  private:
   void touch(const std::string &key);
+  // inode, size and times of a file, to notice a replacement without re-hashing on every hit
+  using Stamp = std::array<int64_t, 5>;
+  std::optional<Stamp> stampOf(const std::string &digest) const;
+  void remember(const std::string &digest);
   void enforceDiskBudget();
 
   std::string dir_;
   uint64_t disk_budget_;
   std::mutex evict_mu_;
   std::atomic<uint64_t> evictions_{0};
+  std::mutex verified_mu_;
+  std::map<std::string, Stamp> verified_;  // artifact digest -> stamp when its bytes last matched
   MemoryStore memory_entries_, memory_artifacts_;
   DiskStore disk_entries_, disk_artifacts_;
 };

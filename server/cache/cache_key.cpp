@@ -3,8 +3,6 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
-#include "passes/Codegen.h"
-#include "passes/Compiler.h"
 #include "runtime/artifact_abi.h"
 #include "server/cache/digest.h"
 #include "spdlog/spdlog.h"
@@ -29,16 +27,16 @@ std::string canonicalGraph(const mindir::ModelProto &model) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> cacheKeyComponents(const rpc::CompileRequest &request) {
+std::vector<std::pair<std::string, std::string>> cacheKeyComponents(const rpc::CompileRequest &request,
+                                                                    const CompilerIdentity &compiler) {
   const auto &o = request.options();
-  const auto &target = passes::hostTarget();
   return {
       {"cache_version", std::to_string(kCacheVersion)},
-      {"compiler_version", passes::compilerVersion()},
+      {"compiler_version", compiler.version},
       {"artifact_abi", std::to_string(MSJIT_ARTIFACT_ABI_VERSION)},
-      {"target_triple", target.triple},
-      {"target_cpu", target.cpu},
-      {"target_features", target.features},
+      {"target_triple", compiler.triple},
+      {"target_cpu", compiler.cpu},
+      {"target_features", compiler.features},
       {"jit_level", o.jit_level()},
       {"backend", o.backend()},
       {"exec_order", o.exec_order()},
@@ -48,9 +46,9 @@ std::vector<std::pair<std::string, std::string>> cacheKeyComponents(const rpc::C
   };
 }
 
-std::string cacheKey(const rpc::CompileRequest &request) {
+std::string cacheKey(const rpc::CompileRequest &request, const CompilerIdentity &compiler) {
   std::string text;
-  for (const auto &[name, value] : cacheKeyComponents(request)) {
+  for (const auto &[name, value] : cacheKeyComponents(request, compiler)) {
     spdlog::debug("cache key component {}={}", name, value);
     text += name + "=" + value + "\n";
   }

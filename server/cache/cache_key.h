@@ -17,9 +17,16 @@ namespace msjit::server {
 // Bump to invalidate every cache entry written by earlier builds.
 constexpr int kCacheVersion = 1;
 
-std::vector<std::pair<std::string, std::string>> cacheKeyComponents(const rpc::CompileRequest &request);
+// What the compiler workers compile for, as their first message reports it:
+// the daemon links no compiler, so it learns these from a worker.
+struct CompilerIdentity {
+  std::string version, triple, cpu, features;
+};
 
-std::string cacheKey(const rpc::CompileRequest &request);
+std::vector<std::pair<std::string, std::string>> cacheKeyComponents(const rpc::CompileRequest &request,
+                                                                    const CompilerIdentity &compiler);
+
+std::string cacheKey(const rpc::CompileRequest &request, const CompilerIdentity &compiler);
 
 }  // namespace msjit::server
 

@@ -1,16 +1,16 @@
 #include "server/cache/digest.h"
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/SHA256.h"
+#include <openssl/evp.h>
 
 namespace msjit::server {
 
 std::string sha256Hex(std::string_view bytes) {
-  llvm::SHA256 hash;
-  hash.update(llvm::StringRef(bytes.data(), bytes.size()));
+  unsigned char hash[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(bytes.data(), bytes.size(), hash, &size, EVP_sha256(), nullptr);
   static const char *hex = "0123456789abcdef";
   std::string out;
-  for (uint8_t b : hash.final()) {
+  for (unsigned char b : std::string_view(reinterpret_cast<const char *>(hash), size)) {
     out.push_back(hex[b >> 4]);
     out.push_back(hex[b & 15]);
   }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,8 +16,11 @@ namespace fs = std::filesystem;
 
 namespace msjit::server {
 
-DiskStore::DiskStore(std::string root, std::string suffix, bool content_addressed)
-    : root_(std::move(root)), suffix_(std::move(suffix)), content_addressed_(content_addressed) {
+DiskStore::DiskStore(std::string root, std::string suffix, bool content_addressed, std::string quarantine_dir)
+    : root_(std::move(root)),
+      suffix_(std::move(suffix)),
+      content_addressed_(content_addressed),
+      quarantine_dir_(std::move(quarantine_dir)) {
   std::error_code ec;
   fs::create_directories(root_, ec);
   ok_ = !ec && fs::is_directory(root_);
@@ -53,8 +57,8 @@ std::optional<std::string> DiskStore::get(const std::string &key) {
   ss << in.rdbuf();
   std::string bytes = ss.str();
   if (content_addressed_ && sha256Hex(bytes) != key) {
-    spdlog::warn("cache entry {} is corrupt (digest mismatch); dropping it", path);
-    remove(key);
+    spdlog::warn("cache blob {} does not match its digest (corrupt or replaced)", path);
+    quarantine(key);
     return std::nullopt;
   }
   return bytes;
@@ -72,7 +76,7 @@ bool DiskStore::put(const std::string &key, const std::string &bytes) {
   static std::atomic<uint64_t> counter{0};
   std::string tmp = fs::path(path).parent_path().string() + "/.tmp-" + key + "-" +
                     std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   size_t done = 0;
   while (done < bytes.size()) {
@@ -101,14 +105,31 @@ bool DiskStore::contains(const std::string &key) {
   return !path.empty() && fs::exists(path, ec);
 }
 
+void DiskStore::forget(uint64_t size) {
+  --entries_;
+  bytes_ -= size;
+}
+
 void DiskStore::remove(const std::string &key) {
   std::string path = pathFor(key);
   std::error_code ec;
   uint64_t size = path.empty() ? 0 : fs::file_size(path, ec);
-  if (!path.empty() && !ec && fs::remove(path, ec)) {
-    --entries_;
-    bytes_ -= size;
-  }
+  if (!path.empty() && !ec && fs::remove(path, ec)) forget(size);
+}
+
+void DiskStore::quarantine(const std::string &key) {
+  std::string path = pathFor(key);
+  std::error_code ec;
+  uint64_t size = path.empty() ? 0 : fs::file_size(path, ec);
+  if (path.empty() || ec) return;
+  if (quarantine_dir_.empty()) return remove(key);
+  fs::create_directories(quarantine_dir_, ec);
+  auto stamp = std::chrono::system_clock::now().time_since_epoch().count();
+  std::string aside = quarantine_dir_ + "/" + fs::path(path).filename().string() + "." + std::to_string(stamp);
+  if (::rename(path.c_str(), aside.c_str()) != 0) return remove(key);
+  forget(size);
+  ++quarantined_;
+  spdlog::warn("quarantined {} as {}", path, aside);
 }
 
 }  // namespace msjit::server

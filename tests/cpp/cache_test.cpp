@@ -108,27 +108,32 @@ TEST_CASE("artifact cache: memory, then disk after a restart", "[cache]") {
   CHECK_FALSE(again.lookup(key('e')));
 }
 
+const msjit::server::CompilerIdentity kCompiler{"msjit-compiler-test", "x86_64-unknown-linux-gnu", "skylake", "+avx2"};
+
 TEST_CASE("cache key is stable and depends on what changes the artifact", "[cache][key]") {
   msjit::rpc::CompileRequest a;
   *a.mutable_model() = msjit::testing::mulAddModel();
   a.mutable_options()->set_jit_level("O1");
   msjit::rpc::CompileRequest b = a;
-  CHECK(cacheKey(a) == cacheKey(b));
-  CHECK(isDigest(cacheKey(a)));
+  CHECK(cacheKey(a, kCompiler) == cacheKey(b, kCompiler));
+  CHECK(isDigest(cacheKey(a, kCompiler)));
 
   // Source locations only change messages.
   b.mutable_model()->mutable_graph()->mutable_node(0)->mutable_location()->set_line(99);
-  CHECK(cacheKey(a) == cacheKey(b));
+  CHECK(cacheKey(a, kCompiler) == cacheKey(b, kCompiler));
 
   b.mutable_options()->set_jit_level("O0");
-  CHECK(cacheKey(a) != cacheKey(b));
+  CHECK(cacheKey(a, kCompiler) != cacheKey(b, kCompiler));
 
   msjit::rpc::CompileRequest c;
   *c.mutable_model() = msjit::testing::mulAddModel({3, 2});
   c.mutable_options()->set_jit_level("O1");
-  CHECK(cacheKey(a) != cacheKey(c));
+  CHECK(cacheKey(a, kCompiler) != cacheKey(c, kCompiler));
+  msjit::server::CompilerIdentity other = kCompiler;
+  other.cpu = "znver3";
+  CHECK(cacheKey(a, kCompiler) != cacheKey(a, other));
 
-  auto components = cacheKeyComponents(a);
+  auto components = cacheKeyComponents(a, kCompiler);
   std::vector<std::string> names;
   for (const auto &[name, value] : components) names.push_back(name);
   CHECK(names == std::vector<std::string>{"cache_version", "compiler_version", "artifact_abi", "target_triple",
@@ -161,4 +166,28 @@ TEST_CASE("disk tier evicts the least recently used entries past its budget", "[
   CHECK_FALSE(reopened.lookup(key('b')));
   CHECK(reopened.lookup(key('c')));
   CHECK(std::filesystem::exists(first.artifact_path()));
+}
+
+TEST_CASE("a replaced artifact is quarantined on the next hit, never handed out", "[cache]") {
+  TempDir dir;
+  ArtifactCache cache(dir.path, 1 << 20);
+  msjit::rpc::CompileReply reply;
+  REQUIRE(cache.insert(key('e'), "the real artifact", reply));
+  REQUIRE(cache.lookup(key('e'))->hit() == msjit::rpc::TIER_MEMORY);
+
+  // Swapped in by rename, as an attacker with write access to the directory would.
+  std::string swap = reply.artifact_path() + ".swap";
+  std::ofstream(swap, std::ios::binary) << "a hijacked artifact";
+  REQUIRE(std::rename(swap.c_str(), reply.artifact_path().c_str()) == 0);
+
+  CHECK_FALSE(cache.lookup(key('e')));
+  CHECK(cache.quarantined() == 1);
+  CHECK_FALSE(fs::exists(reply.artifact_path()));
+  CHECK(std::distance(fs::directory_iterator(dir.path + "/quarantine"), fs::directory_iterator()) == 1);
+
+  // Storing it again (a recompile) serves the verified bytes.
+  msjit::rpc::CompileReply again;
+  REQUIRE(cache.insert(key('e'), "the real artifact", again));
+  CHECK(cache.lookup(key('e')));
+  CHECK(cache.verifyArtifact(again.artifact_digest()));
 }
