@@ -154,13 +154,21 @@ def busy_worker(daemon_pid, timeout=30, exclude=()):
                 f"(children: {children(daemon_pid)})")
 
 
+def alive(pid):
+    """True while `pid` runs (a zombie, dead but not yet reaped, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def kill_leftovers(pids):
-    """SIGKILLs those of `pids` still alive (workers orphaned by a killed daemon); returns them."""
-    alive = []
-    for pid in pids:
+    """SIGKILLs those of `pids` still running (workers orphaned by a killed daemon); returns them."""
+    left = [p for p in pids if alive(p)]
+    for pid in left:
         try:
             os.kill(pid, signal.SIGKILL)
-            alive.append(pid)
         except ProcessLookupError:
             pass
-    return alive
+    return left

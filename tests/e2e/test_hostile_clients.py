@@ -115,7 +115,7 @@ def test_a_killed_worker_fails_that_request_only_and_is_replaced(make_daemon):
         again = rpc_error(stub.Compile, request(chain(SLOW, width=7)), timeout=60)
         assert time.monotonic() - start < 1.0, "the retry of a crashing key compiled again"
         assert (again.code(), again.details()) == (err.code(), err.details())
-    assert stats(stub, "worker_crashes")["worker_crashes"] == 1
+    assert stats(stub, "worker_crashes", "remembered_failures") == {"worker_crashes": 1, "remembered_failures": 1}
 
 
 def test_compile_timeout_is_deadline_exceeded_naming_the_limit(make_daemon):
@@ -213,6 +213,7 @@ def test_a_tampered_artifact_is_never_served_or_run(make_daemon, first):
             check(call)
     quarantine = os.path.join(d.cache_dir, "quarantine")
     assert os.path.isdir(quarantine) and os.listdir(quarantine), "the forged file was not quarantined"
+    assert stats(stub, "quarantined")["quarantined"] >= 1
 
 
 def test_socket_and_cache_are_private_whatever_the_umask(make_daemon):
