@@ -15,31 +15,36 @@ sys.path[:0] = [os.path.join(os.path.dirname(TESTS), "client_py"), TESTS]
 from support import msjitd_binary  # noqa: E402
 
 from msjit.proto import health_pb2, health_pb2_grpc, msjit_pb2_grpc  # noqa: E402
+from msjit.rpc import NO_CREDENTIALS  # noqa: E402
 
 
-def wait_healthy(address, timeout=15.0):
+def wait_healthy(address, timeout=15.0, credentials=NO_CREDENTIALS, proc=None):
     # A fresh channel per attempt: a channel that failed once backs off for seconds.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with grpc.insecure_channel(address) as channel:
+        with credentials.channel(address) as channel:
             try:
                 reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             except grpc.RpcError:
                 pass
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"msjitd for {address} exited with status {proc.returncode} while starting")
         time.sleep(0.02)
     raise TimeoutError(f"msjitd at {address} did not become healthy")
 
 
 class Daemon:
-    """One msjitd process on a unix socket in `workdir`."""
+    """One msjitd process on a unix socket in `workdir`, or on `listen` (e.g. a loopback TCP
+    address). `credentials` (an msjit.rpc.Credentials) are what its health check and stub() use."""
 
-    def __init__(self, workdir, *extra):
+    def __init__(self, workdir, *extra, listen=None, credentials=NO_CREDENTIALS):
         self.workdir = str(workdir)
         self.cache_dir = os.path.join(self.workdir, "cache")
         self.socket = os.path.join(self.workdir, "msjitd.sock")
-        self.address = "unix://" + self.socket
+        self.address = listen or "unix://" + self.socket
+        self.credentials = credentials
         self.log = os.path.join(self.workdir, "msjitd.log")
         self.extra = list(extra)
         self.proc = None
@@ -50,7 +55,7 @@ class Daemon:
              "--log-file", self.log, *self.extra],
             # Never the test runner's stdout: a daemon left behind would hold CI's pipe open.
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_healthy(self.address)
+        wait_healthy(self.address, credentials=self.credentials, proc=self.proc)
         return self
 
     def stop(self):
@@ -59,8 +64,9 @@ class Daemon:
             self.proc.wait(timeout=60)
         return self.proc.returncode
 
-    def stub(self):
-        return msjit_pb2_grpc.MsjitStub(grpc.insecure_channel(self.address))
+    def stub(self, credentials=None):
+        """A stub over this daemon's credentials, or over other `credentials`."""
+        return msjit_pb2_grpc.MsjitStub((credentials or self.credentials).channel(self.address))
 
 
 @pytest.fixture
@@ -74,8 +80,8 @@ def daemon(tmp_path):
 def make_daemon(tmp_path):
     started = []
 
-    def make(*extra, workdir=None):
-        d = Daemon(workdir or tmp_path, *extra)
+    def make(*extra, workdir=None, **options):
+        d = Daemon(workdir or tmp_path, *extra, **options)
         started.append(d)
         return d
 
