@@ -140,6 +140,16 @@ int describe(void *handle, const std::string &what, msrt_executable **out) {
   return 0;
 }
 
+// A memfd whose contents may be mapped executable. Under vm.memfd_noexec=1
+// (Linux 6.3+) a memfd is only executable when asked for with MFD_EXEC, a
+// flag older kernels (and glibc's headers) do not know: they get the plain one.
+int execMemfd(const char *name) {
+  constexpr unsigned kMfdExec = 0x10;  // MFD_EXEC in linux/memfd.h
+  int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | kMfdExec);
+  if (fd < 0 && errno == EINVAL) fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  return fd;
+}
+
 bool writeAll(int fd, const char *data, size_t size) {
   while (size > 0) {
     ssize_t n = write(fd, data, size);
@@ -167,7 +177,7 @@ int msrt_load_bytes(const void *data, size_t size, const char *name, msrt_execut
   *out = nullptr;
   std::string what = std::string("artifact '") + (name && *name ? name : "msjit-artifact") + "' (from memory)";
   if (!data && size) return fail(what + ": no data");
-  int fd = memfd_create(name && *name ? name : "msjit-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  int fd = execMemfd(name && *name ? name : "msjit-artifact");
   if (fd < 0) return fail(what + ": memfd_create failed: " + std::strerror(errno));
   // Sealed, so the bytes the caller checked are the bytes mapped, even though
   // the fd stays open (another process of this user could open /proc/PID/fd/N).

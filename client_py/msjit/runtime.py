@@ -136,7 +136,7 @@ def _quarantine(path):
     except OSError as e:
         logger.warning("cannot quarantine %s into %s (%s); not loading it", path, directory, e)
         return
-    logger.warning("quarantined %s as %s", path, target)
+    logger.info("quarantined %s as %s", path, target)
 
 
 def _store(path, data):
