@@ -39,16 +39,4 @@ const char *dtypeName(mindir::DataType dtype) {
   }
 }
 
-int64_t dtypeBytes(mindir::DataType dtype) {
-  switch (dtype) {
-    case mindir::DT_FLOAT16: return 2;
-    case mindir::DT_FLOAT32:
-    case mindir::DT_INT32: return 4;
-    case mindir::DT_FLOAT64:
-    case mindir::DT_INT64: return 8;
-    case mindir::DT_BOOL: return 1;
-    default: return 0;
-  }
-}
-
 }  // namespace msjit::ir

@@ -2,6 +2,7 @@
 #ifndef MSJIT_IR_DTYPES_H
 #define MSJIT_IR_DTYPES_H
 
+#include "ir/ProtoUtil.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "proto/mindir.pb.h"
 
@@ -13,8 +14,6 @@ mlir::Type toMlirType(mindir::DataType dtype, mlir::MLIRContext *ctx);
 mindir::DataType fromMlirType(mlir::Type type);
 // Short name used in manifests and messages: "f32", "f16", "i32", ...
 const char *dtypeName(mindir::DataType dtype);
-// Bytes per element (bool is one byte on the wire and in memory).
-int64_t dtypeBytes(mindir::DataType dtype);
 
 }  // namespace msjit::ir
 

@@ -10,14 +10,13 @@
 
 #include "ir/Dtypes.h"
 #include "ir/MindirOps.h"
+#include "ir/ProtoUtil.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
-
-#include <functional>
 
 namespace msjit::ir {
 namespace {
@@ -28,22 +27,25 @@ struct ImportError {
   std::string message;
 };
 
-std::string nodeRef(const mindir::NodeProto &node) {
-  std::string s = "node '" + node.name() + "'";
-  if (!node.location().file().empty())
-    s += " (" + node.location().file() + ":" + std::to_string(node.location().line()) + ")";
-  return s;
-}
+// What one import shares across the main graph and its nested Grad bodies.
+struct ImportBudget {
+  const ShapeLimits &limits;
+  int bodies = 0;      // Grad bodies imported so far (their function names)
+  int64_t nodes = 0;   // nodes seen so far, all graphs
+};
 
 class GraphImporter {
  public:
-  // `bodies` counts the Grad bodies imported so far into `module` (their function names).
-  GraphImporter(mlir::MLIRContext &ctx, mlir::ModuleOp module, const mindir::GraphProto &graph, int &bodies)
-      : ctx_(ctx), module_(module), graph_(graph), builder_(&ctx), bodies_(bodies) {}
+  // `depth`: 0 for the main graph, n for a Grad body nested n deep.
+  GraphImporter(mlir::MLIRContext &ctx, mlir::ModuleOp module, const mindir::GraphProto &graph,
+                ImportBudget &budget, int depth)
+      : ctx_(ctx), module_(module), graph_(graph), builder_(&ctx), budget_(budget), depth_(depth) {}
 
   // The graph as `func.func @name`: public `main` (with a C interface), or a
   // private Grad body, which takes no parameters.
   mlir::func::FuncOp run(const std::string &name, bool isMain) {
+    budget_.nodes += graph_.node_size();
+    if (std::string e = nodeCountError(budget_.nodes, budget_.limits); !e.empty()) fail(e);
     llvm::SmallVector<mlir::Type> argTypes;
     std::vector<const mindir::ValueInfoProto *> args;
     for (const auto &v : graph_.input()) args.push_back(&v);
@@ -81,9 +83,27 @@ class GraphImporter {
   mlir::RankedTensorType tensorType(const mindir::ValueInfoProto &v, const char *what) {
     mlir::Type elem = toMlirType(v.dtype(), &ctx_);
     if (!elem) fail(std::string(what) + " '" + v.name() + "' has an unsupported dtype");
-    for (int64_t d : v.dims())
-      if (d < 0) fail(std::string(what) + " '" + v.name() + "' has a negative dim");
+    if (std::string e = dimsError(v.dims(), budget_.limits); !e.empty())
+      fail(std::string(what) + " '" + v.name() + "' " + e);
     return mlir::RankedTensorType::get(llvm::SmallVector<int64_t>(v.dims().begin(), v.dims().end()), elem);
+  }
+
+  // An op's inferred result types within the limits: a type rule may build a
+  // huge shape from attributes (Tile multiples, BroadcastTo shape, ...).
+  void checkResultTypes(const mindir::NodeProto &node, mlir::TypeRange types) {
+    for (mlir::Type t : types) {
+      auto ranked = t.dyn_cast<mlir::RankedTensorType>();
+      if (!ranked) fail(nodeRef(node) + ": result type " + typeString(t) + " is not a ranked tensor");
+      if (std::string e = dimsError(ranked.getShape(), budget_.limits); !e.empty())
+        fail(nodeRef(node) + ": result " + e);
+    }
+  }
+
+  static std::string typeString(mlir::Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << t;
+    return os.str();
   }
 
   void define(const std::string &name, mlir::Value value, const std::string &what) {
@@ -91,7 +111,8 @@ class GraphImporter {
     if (!values_.try_emplace(name, value).second) fail(what + " redefines value '" + name + "'");
   }
 
-  // Kahn-free DFS order so nodes may arrive in any order; a back edge is a cycle.
+  // DFS order so nodes may arrive in any order; a back edge is a cycle. The
+  // stack is explicit: a 100,000-node chain must not overflow the C++ stack.
   std::vector<int> topologicalOrder() {
     llvm::StringMap<int> producer;
     for (int i = 0; i < graph_.node_size(); ++i) {
@@ -101,22 +122,38 @@ class GraphImporter {
         if (!producer.try_emplace(out, i).second || values_.count(out))
           fail(nodeRef(node) + ": output '" + out + "' is defined more than once");
     }
-    std::vector<int> order, state(graph_.node_size(), 0);  // 0 new, 1 visiting, 2 done
-    std::function<void(int)> visit = [&](int i) {
-      if (state[i] == 2) return;
-      const auto &node = graph_.node(i);
-      if (state[i] == 1) fail(nodeRef(node) + ": the graph has a cycle through this node");
-      state[i] = 1;
-      for (const auto &in : node.input()) {
+    enum State : char { kNew, kVisiting, kDone };
+    std::vector<int> order;
+    std::vector<State> state(graph_.node_size(), kNew);
+    std::vector<std::pair<int, int>> stack;  // (node, index of its next input to visit)
+    for (int root = 0; root < graph_.node_size(); ++root) {
+      if (state[root] != kNew) continue;
+      state[root] = kVisiting;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        auto &[i, next] = stack.back();
+        const auto &node = graph_.node(i);
+        if (next == node.input_size()) {
+          state[i] = kDone;
+          order.push_back(i);
+          stack.pop_back();
+          continue;
+        }
+        const std::string &in = node.input(next++);
         auto it = producer.find(in);
-        if (it != producer.end()) visit(it->second);
-        else if (!values_.count(in))
-          fail(nodeRef(node) + ": input '" + in + "' is not defined by any node or graph input");
+        if (it == producer.end()) {
+          if (!values_.count(in))
+            fail(nodeRef(node) + ": input '" + in + "' is not defined by any node or graph input");
+          continue;
+        }
+        int p = it->second;
+        if (state[p] == kVisiting) fail(nodeRef(graph_.node(p)) + ": the graph has a cycle through this node");
+        if (state[p] == kNew) {
+          state[p] = kVisiting;
+          stack.push_back({p, 0});  // invalidates i and next: they are not used after this
+        }
       }
-      state[i] = 2;
-      order.push_back(i);
-    };
-    for (int i = 0; i < graph_.node_size(); ++i) visit(i);
+    }
     return order;
   }
 
@@ -126,7 +163,9 @@ class GraphImporter {
     info.set_dtype(t.dtype());
     *info.mutable_dims() = t.dims();
     auto type = tensorType(info, "constant of");
-    int64_t bytes = type.getNumElements() * dtypeBytes(t.dtype());
+    int64_t bytes = 0;
+    if (!checkedBytes(t.dims(), dtypeBytes(t.dtype()), bytes))  // within limits, so only a safeguard
+      fail(nodeRef(node) + ": tensor attribute has more bytes than fit in 64 bits");
     if (static_cast<int64_t>(t.raw_data().size()) != bytes)
       fail(nodeRef(node) + ": tensor attribute has " + std::to_string(t.raw_data().size()) +
            " bytes of data, expected " + std::to_string(bytes));
@@ -204,6 +243,7 @@ class GraphImporter {
     if (!infer || mlir::failed(infer->inferReturnTypes(&ctx_, loc, state.operands, attrs, {},
                                                        state.types)))
       throw ImportError{};
+    checkResultTypes(node, state.types);
     mlir::Operation *op = builder_.create(state);
     define(node.output(0), op->getResult(0), nodeRef(node));
   }
@@ -216,11 +256,12 @@ class GraphImporter {
     for (const auto &a : node.attribute())
       if (a.name() == "body" && a.value_case() == mindir::AttributeProto::kG) body = &a.g();
     if (!body) fail(nodeRef(node) + ": a Grad node needs a 'body' graph attribute");
-    std::string name = "grad_body_" + std::to_string(bodies_++);
+    if (std::string e = graphDepthError(depth_ + 1, budget_.limits); !e.empty()) fail(nodeRef(node) + ": " + e);
+    std::string name = "grad_body_" + std::to_string(budget_.bodies++);
     mlir::func::FuncOp callee;
     {
       mlir::OpBuilder::InsertionGuard guard(builder_);
-      callee = GraphImporter(ctx_, module_, *body, bodies_).run(name, /*isMain=*/false);
+      callee = GraphImporter(ctx_, module_, *body, budget_, depth_ + 1).run(name, /*isMain=*/false);
     }
     mlir::OperationState state(locationOf(node), mlir::mindir::GradOp::getOperationName());
     addOperandsAndAttributes(node, state);
@@ -246,7 +287,8 @@ class GraphImporter {
   mlir::ModuleOp module_;
   const mindir::GraphProto &graph_;
   mlir::OpBuilder builder_;
-  int &bodies_;
+  ImportBudget &budget_;
+  int depth_;
   llvm::StringMap<mlir::Value> values_;
 };
 
@@ -275,7 +317,8 @@ std::string describeLocation(mlir::Location loc) {
 
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx,
                                               const mindir::ModelProto &model,
-                                              std::string &error) {
+                                              std::string &error,
+                                              const ShapeLimits &limits) {
   registerDialects(ctx);
   std::vector<std::string> diagnostics;
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
@@ -294,8 +337,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx,
   // Owned from the start so a failure part-way frees what was built.
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   try {
-    int bodies = 0;
-    GraphImporter(ctx, *module, model.graph(), bodies).run("main", /*isMain=*/true);
+    ImportBudget budget{limits};
+    GraphImporter(ctx, *module, model.graph(), budget, /*depth=*/0).run("main", /*isMain=*/true);
   } catch (const ImportError &e) {
     return firstError(e.message.empty() ? "invalid graph" : e.message);
   }

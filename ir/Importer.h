@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "ir/ShapeLimits.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "proto/mindir.pb.h"
@@ -18,9 +19,12 @@ void registerDialects(mlir::MLIRContext &ctx);
 // returned. Each op's location is NameLoc(node name, file:line).
 // On bad input returns null and sets `error` to a message naming the node,
 // e.g. "node 'Mul_3' (model.py:12): Mul operands have different dtypes ...".
+// Every tensor type (inputs, constants, each op's inferred results), the node
+// count and the Grad body nesting are held to `limits`, with checked arithmetic.
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx,
                                               const mindir::ModelProto &model,
-                                              std::string &error);
+                                              std::string &error,
+                                              const ShapeLimits &limits = {});
 
 // Formats MLIR diagnostics the way importModel reports them.
 std::string describeLocation(mlir::Location loc);

@@ -8,6 +8,7 @@
 
 #include "ir/MindirOps.h"
 
+#include "ir/ShapeLimits.h"
 #include "ir/TypeRules.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -112,11 +113,16 @@ FailureOr<SmallVector<int64_t>> broadcastAll(std::optional<Location> loc, String
   return shape;
 }
 
-// Output extent of a window op along one dim, or -1 when the window does not fit.
+// Output extent of a window op along one dim, or -1 when the window does not fit
+// (attribute values are untrusted: a span or padded size past int64 does not fit either).
 int64_t windowExtent(int64_t in, int64_t padBefore, int64_t padAfter, int64_t kernel, int64_t stride,
                      int64_t dilation) {
-  int64_t span = dilation * (kernel - 1) + 1, padded = in + padBefore + padAfter;
-  if (stride <= 0 || kernel <= 0 || dilation <= 0 || padBefore < 0 || padAfter < 0 || padded < span) return -1;
+  if (stride <= 0 || kernel <= 0 || dilation <= 0 || padBefore < 0 || padAfter < 0) return -1;
+  int64_t span, padded;
+  if (!msjit::ir::checkedMul(dilation, kernel - 1, span) || !msjit::ir::checkedAdd(span, 1, span) ||
+      !msjit::ir::checkedAdd(in, padBefore, padded) || !msjit::ir::checkedAdd(padded, padAfter, padded) ||
+      padded < span)
+    return -1;
   return (padded - span) / stride + 1;
 }
 
@@ -136,7 +142,7 @@ FailureOr<RankedTensorType> mlir::mindir::rules::conv2dResultType(std::optional<
   auto group = requireAttr<IntegerAttr>(loc, op, attrs, "group", "int");
   if (failed(stride) || failed(dilation) || failed(pad) || failed(group)) return failure();
   int64_t g = group->getInt(), c = x.getDimSize(1), o = w.getDimSize(0);
-  if (g < 1 || c % g || o % g || w.getDimSize(1) * g != c)
+  if (g < 1 || c % g || o % g || w.getDimSize(1) != c / g)
     return emitOptionalError(loc, op, " input of shape ", shapeStr(x.getShape()), " and weight of shape ",
                              shapeStr(w.getShape()), " do not match group ", g);
   int64_t oh = windowExtent(x.getDimSize(2), (*pad)[0], (*pad)[1], w.getDimSize(2), (*stride)[0], (*dilation)[0]);
@@ -335,10 +341,12 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   auto t = tensorOperand(operands[0]);
   auto multiples = requireInts(loc, op, attrs, "multiples", t.getRank());
   if (failed(multiples)) return failure();
-  SmallVector<int64_t> shape;
+  SmallVector<int64_t> shape(t.getShape());
   for (int64_t i = 0; i < t.getRank(); ++i) {
     if ((*multiples)[i] < 0) return emitOptionalError(loc, op, " multiples must be >= 0");
-    shape.push_back(t.getDimSize(i) * (*multiples)[i]);
+    if (!msjit::ir::checkedMul(shape[i], (*multiples)[i], shape[i]))
+      return emitOptionalError(loc, op, " multiples ", shapeStr(*multiples), " overflow the shape ",
+                               shapeStr(t.getShape()));
   }
   types.push_back(RankedTensorType::get(shape, t.getElementType()));
   return success();
@@ -360,7 +368,8 @@ LogicalResult StridedSliceOp::inferReturnTypes(MLIRContext *, std::optional<Loca
     if (!ok)
       return emitOptionalError(loc, op, " dim ", i, ": begin ", b, ", end ", e, ", stride ", s,
                                " are not normalized for size ", dim);
-    shape.push_back(s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s));
+    // ceil(|e - b| / |s|) without forming e - b + s - 1 or -s, which overflow for huge strides.
+    shape.push_back(b == e ? 0 : s > 0 ? (e - b - 1) / s + 1 : 1 - (b - e - 1) / s);
   }
   types.push_back(RankedTensorType::get(shape, t.getElementType()));
   return success();
@@ -386,7 +395,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       return emitOptionalError(loc, op, " inputs of shapes ", shapeStr(first.getShape()), " and ",
                                shapeStr(t.getShape()), " (", typeStr(first.getElementType()), ", ",
                                typeStr(t.getElementType()), ") cannot be joined on axis ", axis);
-    shape[axis] += t.getDimSize(axis);
+    if (!msjit::ir::checkedAdd(shape[axis], t.getDimSize(axis), shape[axis]))
+      return emitOptionalError(loc, op, " joined axis ", axis, " overflows");
   }
   types.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
@@ -420,12 +430,10 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   auto shapeAttr = requireAttr<DenseI64ArrayAttr>(loc, op, attrs, "shape", "ints");
   if (failed(shapeAttr)) return failure();
   ArrayRef<int64_t> target = shapeAttr->asArrayRef();
-  int64_t count = 1;
-  for (int64_t d : target) {
-    if (d < 0) return emitOptionalError(loc, op, " shape dims must be >= 0, got ", d);
-    count *= d;
-  }
-  if (count != t.getNumElements())
+  if (llvm::any_of(target, [](int64_t d) { return d < 0; }))
+    return emitOptionalError(loc, op, " shape dims must be >= 0, got ", shapeStr(target));
+  int64_t count;
+  if (!msjit::ir::checkedElements(target, count) || count != t.getNumElements())
     return emitOptionalError(loc, op, " cannot reshape ", shapeStr(t.getShape()), " to ",
                              shapeStr(target));
   types.push_back(RankedTensorType::get(target, t.getElementType()));

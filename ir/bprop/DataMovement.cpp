@@ -29,11 +29,12 @@ Value sliceDim(GradBuilder &g, Value v, int64_t dim, int64_t begin, int64_t end,
 // Places the n entries of `grad` along `dim` at positions first, first+step,
 // ... of a dim of length `size`, zeros elsewhere. A step > 1 interleaves each
 // entry with step-1 zeros (Concat on a new axis, then Reshape); zero blocks
-// before and after fill the rest.
+// before and after fill the rest. A single entry needs no gaps: its step may be
+// any size (a slice with a stride past the dim), so no gap tensor is built for it.
 Value scatterDim(GradBuilder &g, Value grad, int64_t dim, int64_t first, int64_t step, int64_t size) {
   auto type = tensorType(grad);
   int64_t n = type.getDimSize(dim);
-  if (step > 1) {
+  if (step > 1 && n > 1) {
     SmallVector<int64_t> split(type.getShape());
     split.insert(split.begin() + dim + 1, 1);
     Value column = g.reshape(grad, split);

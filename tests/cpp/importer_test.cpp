@@ -3,19 +3,37 @@
 
 #include "ir/Importer.h"
 #include "mlir/IR/MLIRContext.h"
+#include "tests/cpp/hostile_models.h"
 #include "tests/cpp/model_builder.h"
+
+#include <chrono>
 
 using msjit::testing::ModelBuilder;
 namespace mindir = msjit::mindir;
 
 namespace {
 
-std::string importError(const mindir::ModelProto &model) {
+std::string importError(const mindir::ModelProto &model, const msjit::ir::ShapeLimits &limits = {}) {
   mlir::MLIRContext ctx;
   std::string error;
-  auto module = msjit::ir::importModel(ctx, model, error);
+  auto module = msjit::ir::importModel(ctx, model, error, limits);
   return module ? "" : error;
 }
+
+bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+
+// A (4,) f32 input "x" through one node `op` with ints attributes `attrs`.
+mindir::ModelProto oneOpModel(const std::string &op, std::vector<std::pair<std::string, std::vector<int64_t>>> attrs,
+                              std::vector<int64_t> dims = {4}) {
+  ModelBuilder b;
+  b.input("x", dims);
+  auto &n = b.node(op + "_1", op, {"x"});
+  for (const auto &[name, values] : attrs) msjit::testing::setInts(n, name, values);
+  b.output(op + "_1");
+  return b.model();
+}
+
+constexpr int64_t k2to31 = int64_t(1) << 31, k2to32 = int64_t(1) << 32, k2to62 = int64_t(1) << 62;
 
 std::string printed(const mindir::ModelProto &model) {
   mlir::MLIRContext ctx;
@@ -167,4 +185,84 @@ TEST_CASE("malformed graphs are rejected with a reason", "[importer]") {
     b.output("x");
     CHECK(importError(b.model()).find("negative dim") != std::string::npos);
   }
+}
+
+TEST_CASE("huge constants are refused before any byte count overflows", "[importer][limits]") {
+  // 2^64 elements: the old byte count wrapped to 0 and matched the empty data.
+  std::string error = importError(msjit::testing::constantModel({k2to32, k2to32}));
+  CHECK(contains(error, "Constant_1"));
+  CHECK(contains(error, "64 bits"));
+  // 2^62 elements: no overflow, but far over the element limit.
+  error = importError(msjit::testing::constantModel({k2to31, k2to31}));
+  CHECK(contains(error, "Constant_1"));
+  CHECK(contains(error, "over the limit"));
+  // Within limits, the data size is still checked.
+  CHECK(contains(importError(msjit::testing::constantModel({1024, 1024})), "expected 4194304"));
+  CHECK(importError(msjit::testing::constantModel({2}, std::string(8, '\0'))).empty());
+}
+
+TEST_CASE("graph inputs are held to rank and element limits", "[importer][limits]") {
+  ModelBuilder huge;
+  huge.input("x", {k2to62, 4}).output("x");
+  CHECK(contains(importError(huge.model()), "graph input 'x' has more elements than fit in 64 bits"));
+  ModelBuilder deep;
+  deep.input("x", std::vector<int64_t>(33, 1)).output("x");
+  CHECK(contains(importError(deep.model()), "rank 33"));
+  // An empty tensor with huge dims has strides past any limit.
+  ModelBuilder empty;
+  empty.input("x", {0, k2to62}).output("x");
+  CHECK(contains(importError(empty.model()), "over the limit"));
+  ModelBuilder fine;
+  fine.input("x", std::vector<int64_t>(32, 1)).output("x");
+  CHECK(importError(fine.model()).empty());
+}
+
+TEST_CASE("type rules refuse attribute values that overflow a shape", "[importer][limits]") {
+  CHECK(contains(importError(oneOpModel("Tile", {{"multiples", {k2to62}}})), "overflow"));
+  CHECK(contains(importError(oneOpModel("Tile", {{"multiples", {int64_t(1) << 40}}})), "node 'Tile_1' (model.py:1): result"));
+  CHECK(contains(importError(oneOpModel("BroadcastTo", {{"shape", {k2to31, k2to31}}}, {1})), "node 'BroadcastTo_1' (model.py:1): result spans"));
+  // 2^32 * 2^32 * 4 wraps to 0, which once matched an empty input's element count.
+  CHECK(contains(importError(oneOpModel("Reshape", {{"shape", {k2to32, k2to32, 4}}}, {0})), "cannot reshape"));
+  CHECK(contains(importError(oneOpModel("Reshape", {{"shape", {0, k2to62}}}, {0})), "over the limit"));
+  // A stride past the dim takes one element; e - b + s - 1 used to overflow.
+  CHECK(importError(oneOpModel("StridedSlice", {{"begin", {0}}, {"end", {4}}, {"strides", {INT64_MAX}}})).empty());
+  CHECK(importError(oneOpModel("StridedSlice", {{"begin", {3}}, {"end", {-1}}, {"strides", {INT64_MIN}}})).empty());
+  // Padding on both sides of a huge kernel: in + pad + pad used to overflow.
+  auto pool = oneOpModel("MaxPool", {{"kernel", {2, INT64_MAX}}, {"stride", {1, 1}},
+                                     {"pad", {0, 0, INT64_MAX - 1, INT64_MAX - 1}}}, {1, 1, 4, 4});
+  CHECK(contains(importError(pool), "window does not fit"));
+}
+
+TEST_CASE("a 100,000-node chain imports without recursion, and maxNodes bounds it", "[importer][limits]") {
+  auto chain = msjit::testing::chainModel(100000);
+  auto start = std::chrono::steady_clock::now();
+  CHECK(importError(chain).empty());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 20);
+  msjit::ir::ShapeLimits limits;
+  limits.maxNodes = 50000;
+  CHECK(contains(importError(chain, limits), "more than 50000 nodes"));
+}
+
+TEST_CASE("a cycle through a long chain is found without recursion", "[importer][limits]") {
+  auto chain = msjit::testing::chainModel(50000);
+  chain.mutable_graph()->mutable_node(50000 - 1)->set_input(0, "Neg_50000");  // Neg_1 reads the last node
+  std::string error = importError(chain);
+  CHECK(contains(error, "cycle"));
+}
+
+TEST_CASE("Grad bodies nest up to maxGraphDepth", "[importer][limits]") {
+  CHECK(importError(msjit::testing::nestedGradModel(2)).empty());
+  CHECK(importError(msjit::testing::nestedGradModel(8)).empty());
+  std::string error = importError(msjit::testing::nestedGradModel(9));
+  CHECK(contains(error, "nested 9 deep"));
+  CHECK(contains(error, "(model.py:"));
+  msjit::ir::ShapeLimits limits;
+  limits.maxGraphDepth = 1;
+  CHECK(contains(importError(msjit::testing::nestedGradModel(2), limits), "nested 2 deep"));
+  // Nodes of every body count toward maxNodes.
+  limits = {};
+  limits.maxNodes = 4;
+  CHECK(importError(msjit::testing::nestedGradModel(4)).empty());
+  CHECK(contains(importError(msjit::testing::nestedGradModel(4), limits), "more than 4 nodes"));
 }
