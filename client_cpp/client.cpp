@@ -40,8 +40,8 @@ std::shared_ptr<grpc::Channel> makeChannel(const std::string &address, const Cre
 }  // namespace
 
 std::string localAddress() {
-  const char *home = std::getenv("MSJIT_HOME");
-  std::string dir = home && *home ? home : std::string(std::getenv("HOME") ? std::getenv("HOME") : "/tmp") + "/.cache/msjit";
+  const char *home = std::getenv("MSJIT_HOME"), *user_home = std::getenv("HOME");
+  std::string dir = home && *home ? home : std::string(user_home ? user_home : "/tmp") + "/.cache/msjit";
   return "unix://" + dir + "/msjitd.sock";
 }
 
