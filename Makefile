@@ -8,7 +8,7 @@ APT_PACKAGES := bazel-bootstrap libgrpc++-dev protobuf-compiler-grpc libprotobuf
 	libmlir-16-dev mlir-16-tools llvm-16-dev libspdlog-dev catch2 python3-dev python3-grpcio \
 	python3-protobuf python3-numpy python3-pytest libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev \
 	gcc g++ make binutils openssl clang-16 libclang-rt-16-dev libfuzzer-16-dev
-TARGETS   := //server:msjitd //client_cpp:msjitctl //client_py:_msjit_rt.so //proto:py_gen \
+TARGETS   := //server:msjitd //server:msjit-worker //client_cpp:msjitctl //client_py:_msjit_rt.so //proto:py_gen \
 	//runtime:libmsjit_runtime.so //tools:mindir-opt //tests/cpp:all
 
 .PHONY: all deps build stage install demo test clean
@@ -37,7 +37,7 @@ stage: build
 
 install: stage
 	install -d $(PREFIX)/bin $(PREFIX)/lib
-	install -m 755 bazel-bin/server/msjitd bazel-bin/client_cpp/msjitctl $(PREFIX)/bin/
+	install -m 755 bazel-bin/server/msjitd bazel-bin/server/msjit-worker bazel-bin/client_cpp/msjitctl $(PREFIX)/bin/
 	install -m 755 bazel-bin/runtime/libmsjit_runtime.so $(PREFIX)/lib/
 	rm -rf $(PYLIB)/msjit $(PYLIB)/mindspore
 	install -d $(PYLIB)
@@ -58,3 +58,50 @@ clean:
 	rm -rf client_py/msjit/proto client_py/msjit/_msjit_rt.so build
 
 gen: ; PYTHONPATH=client_py $(PY) tools/gen_ops_md.py
+
+# libFuzzer target over the request decoder, the request check, the importer and
+# the verifier (fuzz/request_fuzzer.cpp), built with clang and its sanitizers from
+# our sources plus the protobuf and tablegen files Bazel generates.
+# `make fuzz-run RUNS=1000000` is the long campaign; new crash inputs land in
+# build/fuzz/crashes/ and belong in fuzz/regressions/ once fixed.
+FUZZ_CXX      := clang++-16
+FUZZ_DIR      := build/fuzz
+FUZZ_FLAGS    := -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-I. -Ibazel-bin -I/usr/lib/llvm-16/include -D__STDC_CONSTANT_MACROS -D__STDC_FORMAT_MACROS \
+	-D__STDC_LIMIT_MACROS -MMD -MP
+FUZZ_GEN      := bazel-bin/proto/mindir.pb.cc bazel-bin/proto/msjit.pb.cc
+FUZZ_SRCS     := $(wildcard ir/*.cpp ir/bprop/*.cpp) server/request_check.cpp fuzz/request_fuzzer.cpp
+FUZZ_OBJS     := $(patsubst %.cpp,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS)) \
+	$(patsubst bazel-bin/%.cc,$(FUZZ_DIR)/obj/gen/%.o,$(FUZZ_GEN))
+RUNS          ?= 1000000
+
+.PHONY: fuzz fuzz-run
+
+fuzz: $(FUZZ_DIR)/request_fuzzer
+
+$(FUZZ_DIR)/request_fuzzer: $(FUZZ_OBJS)
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined $^ -o $@ -L/usr/lib/llvm-16/lib \
+	  -Wl,-rpath,/usr/lib/llvm-16/lib -lMLIR -lLLVM-16 -lprotobuf -lpthread
+
+# Only the generated files are asked of Bazel, not the whole build; the stamp
+# keeps `make fuzz` from calling Bazel when nothing they come from changed.
+$(FUZZ_DIR)/gen.stamp: proto/mindir.proto proto/msjit.proto $(wildcard ir/*.td)
+	@command -v $(FUZZ_CXX) >/dev/null || { echo "$(FUZZ_CXX) is missing: run make deps (clang-16, libfuzzer-16-dev)" >&2; exit 1; }
+	$(BAZEL) build //proto:cc_gen $(foreach n,dialect_decls dialect_defs op_decls op_defs interface_decls \
+	  interface_defs,//ir:mindir_$(n))
+	@mkdir -p $(@D) && touch $@
+
+$(FUZZ_DIR)/obj/%.o: %.cpp $(FUZZ_DIR)/gen.stamp
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/gen/%.o: bazel-bin/%.cc $(FUZZ_DIR)/gen.stamp
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -c $< -o $@
+
+-include $(FUZZ_OBJS:.o=.d)
+
+fuzz-run: fuzz
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/crashes
+	$(FUZZ_DIR)/request_fuzzer -runs=$(RUNS) -max_len=4096 -dict=fuzz/request.dict -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/crashes/ $(FUZZ_DIR)/corpus fuzz/corpus

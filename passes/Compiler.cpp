@@ -67,7 +67,7 @@ CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions
   registerPipelineDependencies(registry);
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   std::string error;
-  auto module = ir::importModel(ctx, model, error);
+  auto module = ir::importModel(ctx, model, error, options.limits);
   if (!module) {
     result.status = CompileStatus::kInvalidInput;
     result.error = error;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ShapeLimits.h"
 #include "proto/mindir.pb.h"
 
 namespace msjit::passes {
@@ -18,6 +19,8 @@ struct CompileOptions {
   // When set, a pass failure leaves <reproDir>/<dumpName>.<stage>.repro.mlir, an
   // MLIR crash reproducer: `mindir-opt --run-reproducer FILE` reruns it.
   std::string reproDir;
+  // What the importer accepts (node count, rank, elements, nesting).
+  ir::ShapeLimits limits;
 };
 
 enum class CompileStatus { kOk, kInvalidInput, kInternal };

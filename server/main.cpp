@@ -1,6 +1,7 @@
 // msjitd - the msjit compile daemon. See `msjitd --help`.
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -11,9 +12,11 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include "server/auth.h"
 #include "server/cache/artifact_cache.h"
 #include "server/config.h"
 #include "server/service.h"
+#include "server/worker/worker_pool.h"
 #include "spdlog/sinks/basic_file_sink.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
@@ -49,6 +52,25 @@ void setUpLogging(const msjit::server::Config &config) {
   spdlog::flush_on(spdlog::level::info);
 }
 
+// msjit-worker lives next to msjitd unless --worker-binary says otherwise.
+std::string workerBinary(const msjit::server::Config &config) {
+  if (!config.worker_binary.empty()) return config.worker_binary;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (ec ? std::filesystem::path(".") : self.parent_path()) / "msjit-worker";
+}
+
+msjit::server::WorkerSpec workerSpec(const msjit::server::Config &config, const std::string &binary, bool compiles) {
+  msjit::server::WorkerSpec spec;
+  spec.binary = binary;
+  spec.args = {"--mode", compiles ? "compile" : "execute"};
+  if (compiles) spec.args.insert(spec.args.end(), {"--memory-mb", std::to_string(config.compile_memory_mb)});
+  if (!config.log_file.empty()) spec.args.insert(spec.args.end(), {"--log-file", config.log_file});
+  spec.sends_hello = compiles;
+  spec.stderr_file = config.log_file;
+  return spec;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -60,7 +82,22 @@ int main(int argc, char **argv) {
                  msjit::server::usage().c_str());
     return exit_now ? 0 : 2;
   }
+  // Sockets, cache files and directories are the daemon user's alone.
+  umask(077);
+  signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is an error return, not a signal
   setUpLogging(config);
+  if (std::string refusal = msjit::server::checkExposure(config); !refusal.empty()) {
+    spdlog::critical("{}", refusal);
+    return 1;
+  }
+  error.clear();
+  std::shared_ptr<grpc::ServerCredentials> credentials = msjit::server::serverCredentials(config, error);
+  std::unique_ptr<msjit::server::Authenticator> auth;
+  if (error.empty()) auth = msjit::server::Authenticator::fromConfig(config, error);
+  if (!error.empty()) {
+    spdlog::critical("{}", error);
+    return 1;
+  }
 
   // Signals are taken synchronously by the main thread (sigwait below); every
   // thread gRPC starts inherits this mask.
@@ -89,11 +126,19 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  msjit::server::MsjitService service(config, cache);
+  std::string binary = workerBinary(config);
+  msjit::server::WorkerPool compilers("compile", workerSpec(config, binary, true), config.jobs);
+  msjit::server::WorkerPool executors("execute", workerSpec(config, binary, false), config.jobs);
+  if (!compilers.start(error)) {  // also learns what the workers compile for (cache keys)
+    spdlog::critical("cannot start a compile worker: {}", error);
+    return 1;
+  }
+
+  msjit::server::MsjitService service(config, cache, *auth, compilers, executors);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(config.listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<uint64_t>(config.max_request_bytes, INT32_MAX)));
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -101,13 +146,17 @@ int main(int argc, char **argv) {
     spdlog::critical("cannot listen on {}", config.listen);
     return 1;
   }
-  spdlog::info("msjitd listening on {}{}, cache {} ({} entries), jobs {}", config.listen,
-               socketPath.empty() ? " (port " + std::to_string(port) + ")" : "", cache.dir(),
-               cache.diskEntries(), config.jobs);
+  if (!socketPath.empty()) chmod(socketPath.c_str(), 0600);
+  spdlog::info("msjitd listening on {}{}{}{}, cache {} ({} entries), {} compile workers ({}), compiler {} for {}",
+               config.listen, socketPath.empty() ? " (port " + std::to_string(port) + ")" : "",
+               config.tls_cert.empty() ? "" : ", TLS", auth->enabled() ? ", token required" : "", cache.dir(),
+               cache.diskEntries(), config.jobs, binary, compilers.hello().compiler_version(),
+               compilers.hello().target_cpu());
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, shutting down: in-flight requests get 30 s", strsignal(sig));
+  server->GetHealthCheckService()->SetServingStatus(false);
   // Drain ourselves rather than through Shutdown's deadline, which also waits
   // out idle client connections. Cache writes are atomic renames: a compile
   // cut short leaves no entry.

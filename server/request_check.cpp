@@ -51,7 +51,8 @@ class RequestChecker {
 }  // namespace
 
 std::string checkCompileRequest(const msjit::rpc::CompileRequest &request, const ShapeLimits &limits) {
-  if (!request.has_model() || !request.model().has_graph()) return "the request has no model graph";
+  // A missing graph or a wrong ir_version is the importer's to report, in its words.
+  if (!request.has_model() || !request.model().has_graph()) return "";
   return RequestChecker(limits).graph(request.model().graph(), 0);
 }
 

@@ -1,23 +1,23 @@
 // service.cpp - Compile, FetchArtifact, Execute, Stats.
 #include "server/service.h"
 
-#include <cstring>
+#include <grpcpp/support/proto_buffer_reader.h>
 
-#include "passes/Codegen.h"
-#include "passes/Compiler.h"
-#include "server/cache/cache_key.h"
+#include <fstream>
+#include <thread>
+
 #include "server/cache/digest.h"
-#include "server/status.h"
+#include "server/request_check.h"
 #include "spdlog/spdlog.h"
 
 namespace msjit::server {
 namespace {
 
 constexpr size_t kChunkBytes = 1 << 20;
-constexpr const char *kVersion = "msjitd 0.1.0";
+constexpr const char *kVersion = "msjitd 0.2.0";
 
-grpc::Status shuttingDown() {
-  return grpc::Status(grpc::StatusCode::UNAVAILABLE, "msjitd is shutting down");
+grpc::Status invalidArgument(const std::string &message) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
 
 std::string validateOptions(const rpc::CompileOptions &o) {
@@ -37,10 +37,69 @@ std::string validateOptions(const rpc::CompileOptions &o) {
   return "";
 }
 
+void serialize(const google::protobuf::Message &message, grpc::ByteBuffer *out) {
+  grpc::Slice slice(message.SerializeAsString());
+  *out = grpc::ByteBuffer(&slice, 1);
+}
+
+// Runs `work` on a thread of its own (it waits for a worker process) and finishes the call with it.
+void finishLater(grpc::ServerUnaryReactor *reactor, std::function<grpc::Status()> work) {
+  std::thread([reactor, work = std::move(work)] { reactor->Finish(work()); }).detach();
+}
+
+grpc::ServerUnaryReactor *finishNow(grpc::CallbackServerContext *context, const grpc::Status &status) {
+  auto *reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+// Streams an artifact in chunks; the first carries its digest and size.
+class ChunkWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  ChunkWriter(std::shared_ptr<void> admission, std::string bytes, std::string digest)
+      : admission_(std::move(admission)), bytes_(std::move(bytes)), digest_(std::move(digest)) {
+    next();
+  }
+  explicit ChunkWriter(const grpc::Status &status) { Finish(status); }
+  void OnWriteDone(bool ok) override {
+    if (!ok) return Finish(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"));
+    next();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void next() {
+    if (offset_ > 0 && offset_ >= bytes_.size()) return Finish(grpc::Status::OK);
+    rpc::ArtifactChunk chunk;
+    if (offset_ == 0) {
+      chunk.set_artifact_digest(digest_);
+      chunk.set_total_size(bytes_.size());
+    }
+    chunk.set_data(bytes_.substr(offset_, kChunkBytes));
+    offset_ += kChunkBytes;
+    if (bytes_.empty()) offset_ = 1;  // one (empty) chunk, then done
+    serialize(chunk, &buffer_);
+    StartWrite(&buffer_);
+  }
+
+  std::shared_ptr<void> admission_;
+  std::string bytes_, digest_;
+  size_t offset_ = 0;
+  grpc::ByteBuffer buffer_;
+};
+
 }  // namespace
 
-MsjitService::MsjitService(const Config &config, ArtifactCache &cache)
-    : config_(config), cache_(cache), jobs_(config.jobs) {}
+MsjitService::MsjitService(const Config &config, ArtifactCache &cache, const Authenticator &auth,
+                           WorkerPool &compilers, WorkerPool &executors)
+    : config_(config),
+      cache_(cache),
+      auth_(auth),
+      compilers_(compilers),
+      executors_(executors),
+      compiler_{compilers.hello().compiler_version(), compilers.hello().target_triple(),
+                compilers.hello().target_cpu(), compilers.hello().target_features()},
+      flights_(config.max_queue, std::chrono::seconds(config.crash_retry_after_s)) {}
 
 MsjitService::Admission::Admission(MsjitService &s) : s_(s) {
   std::lock_guard<std::mutex> lock(s_.drain_mu_);
@@ -60,161 +119,229 @@ bool MsjitService::drain(std::chrono::seconds timeout) {
   return drain_cv_.wait_for(lock, timeout, [&] { return inflight_ == 0; });
 }
 
-MsjitService::~MsjitService() {
-  for (auto &[key, exe] : executables_) msrt_unload(exe);
+grpc::Status MsjitService::accept(grpc::CallbackServerContext *context, const grpc::ByteBuffer *request,
+                                  google::protobuf::Message &message, std::shared_ptr<Admission> &admission) {
+  admission = std::make_shared<Admission>(*this);
+  if (!*admission) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "msjitd is shutting down");
+  if (grpc::Status s = auth_.check(*context); !s.ok()) {
+    ++auth_failures_;
+    spdlog::warn("refused a call from {}: {}", context->peer(), s.error_message());
+    return s;
+  }
+  grpc::ByteBuffer copy(*request);  // (shares the slices)
+  grpc::ProtoBufferReader reader(&copy);
+  if (!message.ParseFromZeroCopyStream(&reader))
+    return invalidArgument("the request is not a serialized " + message.GetTypeName());
+  return grpc::Status::OK;
 }
 
-grpc::Status MsjitService::Compile(grpc::ServerContext *, const rpc::CompileRequest *request,
-                                   rpc::CompileReply *reply) {
+grpc::ServerUnaryReactor *MsjitService::Compile(grpc::CallbackServerContext *context,
+                                                const grpc::ByteBuffer *bytes, grpc::ByteBuffer *out) {
   ++compile_requests_;
-  Admission admission(*this);
-  if (!admission) return shuttingDown();
+  auto request = std::make_shared<rpc::CompileRequest>();
+  std::shared_ptr<Admission> admission;
+  if (grpc::Status s = accept(context, bytes, *request, admission); !s.ok()) return finishNow(context, s);
   if (std::string error = validateOptions(request->options()); !error.empty())
-    return invalidArgument(error);
-  static const CompilerIdentity compiler{passes::compilerVersion(), passes::hostTarget().triple,
-                                         passes::hostTarget().cpu, passes::hostTarget().features};
-  const std::string key = cacheKey(*request, compiler);
+    return finishNow(context, invalidArgument(error));
+  ir::ShapeLimits limits;
+  limits.maxNodes = config_.max_nodes;
+  if (std::string error = checkCompileRequest(*request, limits); !error.empty())
+    return finishNow(context, invalidArgument(error));
+  std::string key = cacheKey(*request, compiler_);
   if (auto hit = cache_.lookup(key)) {
     ++(hit->hit() == rpc::TIER_MEMORY ? memory_hits_ : disk_hits_);
-    spdlog::debug("compile {}: {} hit", key.substr(0, 12), rpc::CacheTier_Name(hit->hit()));
-    *reply = *hit;
-    return grpc::Status::OK;
+    serialize(*hit, out);
+    return finishNow(context, grpc::Status::OK);
   }
-  bool leader = false;
-  Outcome outcome = single_flight_.run(key, [&] { return compileMiss(key, *request); }, leader);
-  if (!leader && outcome.status.ok()) {
-    ++inflight_joins_;
-    outcome.reply.set_hit(rpc::TIER_INFLIGHT);
-    outcome.reply.set_compile_ms(0);
-  }
-  *reply = outcome.reply;
-  return outcome.status;
+  auto *reactor = context->DefaultReactor();
+  finishLater(reactor, [this, admission, request, key, context, out]() {
+    CompileFlights::Role role;
+    CompileOutcome outcome = flights_.run(
+        key, context, [&](const std::function<bool()> &abandoned) { return compileMiss(key, *request, abandoned); },
+        role);
+    if (role == CompileFlights::Role::kRefused) ++queue_rejections_;
+    if (role == CompileFlights::Role::kRemembered) ++remembered_failures_;
+    if (role == CompileFlights::Role::kJoined && outcome.status.ok()) {
+      ++inflight_joins_;
+      outcome.reply.set_hit(rpc::TIER_INFLIGHT);
+      outcome.reply.set_compile_ms(0);
+    }
+    if (outcome.status.ok()) serialize(outcome.reply, out);
+    return outcome.status;
+  });
+  return reactor;
 }
 
-MsjitService::Outcome MsjitService::compileMiss(const std::string &key, const rpc::CompileRequest &request) {
+CompileOutcome MsjitService::compileMiss(const std::string &key, const rpc::CompileRequest &request,
+                                         const std::function<bool()> &abandoned) {
   // Another request may have finished this key between our lookup and now.
   if (auto hit = cache_.lookup(key)) return {grpc::Status::OK, *hit};
-  JobSlots::Held slot(jobs_);
+  worker::WorkerRequest job;
+  auto *compile = job.mutable_compile();
+  *compile->mutable_request() = request;
+  compile->set_dump_dir(config_.dump_ir);
+  compile->set_dump_name(key.substr(0, 16));
+  compile->set_repro_dir(cache_.dir() + "/repro");
+  compile->set_max_nodes(config_.max_nodes);
   auto start = std::chrono::steady_clock::now();
-  passes::CompileOptions options;
-  options.jitLevel = request.options().jit_level();
-  options.dumpDir = config_.dump_ir;
-  options.dumpName = key.substr(0, 16);
-  options.reproDir = cache_.dir() + "/repro";
-  passes::CompileResult result = passes::compileModel(request.model(), options);
+  JobOutcome ran = compilers_.run(job, start + std::chrono::seconds(config_.compile_timeout_s), abandoned);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!result.ok()) {
+  if (ran.end != JobEnd::kReplied || !ran.reply.has_compile()) return compileFailure(key, request, ran);
+  const worker::CompileResult &result = ran.reply.compile();
+  if (result.status() != worker::JOB_OK) {
     ++compile_errors_;
-    spdlog::warn("compile {} failed: {}", key.substr(0, 12), result.error);
-    return {toGrpcStatus(result.status, result.error), {}};
+    spdlog::warn("compile {} failed: {}", key.substr(0, 12), result.error());
+    bool invalid = result.status() == worker::JOB_INVALID_INPUT;
+    return {grpc::Status(invalid ? grpc::StatusCode::INVALID_ARGUMENT : grpc::StatusCode::INTERNAL, result.error()), {}};
   }
   ++compiles_;
   compile_us_total_ += static_cast<uint64_t>(ms * 1000);
   rpc::CompileReply reply;
-  for (const auto &v : result.inputs) *reply.add_inputs() = v;
-  for (const auto &v : result.outputs) *reply.add_outputs() = v;
-  if (!cache_.insert(key, result.artifact, reply))
+  *reply.mutable_inputs() = result.inputs();
+  *reply.mutable_outputs() = result.outputs();
+  if (!cache_.insert(key, result.artifact(), reply))
     return {grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot write to the artifact cache in " + cache_.dir()), {}};
   reply.set_hit(rpc::TIER_NONE);
   reply.set_compile_ms(ms);
-  spdlog::info("compiled {} at {} in {:.1f} ms ({} bytes)", key.substr(0, 12), options.jitLevel, ms,
-               result.artifact.size());
+  spdlog::info("compiled {} at {} in {:.1f} ms ({} bytes, worker {})", key.substr(0, 12),
+               request.options().jit_level(), ms, result.artifact().size(), ran.pid);
   return {grpc::Status::OK, reply};
 }
 
-grpc::Status MsjitService::FetchArtifact(grpc::ServerContext *, const rpc::FetchArtifactRequest *request,
-                                         grpc::ServerWriter<rpc::ArtifactChunk> *writer) {
-  Admission admission(*this);
-  if (!admission) return shuttingDown();
-  if (!isDigest(request->key())) return invalidArgument("key must be a hex SHA-256 digest");
-  auto entry = cache_.lookup(request->key());
-  std::optional<std::string> bytes = entry ? cache_.artifactBytes(*entry) : std::nullopt;
-  if (!bytes) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no artifact for key " + request->key());
-  for (size_t offset = 0; offset < bytes->size() || offset == 0; offset += kChunkBytes) {
-    rpc::ArtifactChunk chunk;
-    if (offset == 0) {
-      chunk.set_artifact_digest(entry->artifact_digest());
-      chunk.set_total_size(bytes->size());
-    }
-    chunk.set_data(bytes->substr(offset, kChunkBytes));
-    if (!writer->Write(chunk)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
-    if (bytes->empty()) break;
+CompileOutcome MsjitService::compileFailure(const std::string &key, const rpc::CompileRequest &request,
+                                            const JobOutcome &job) {
+  using grpc::StatusCode;
+  ++compile_errors_;
+  std::string worker = "compile worker " + std::to_string(job.pid);
+  switch (job.end) {
+    case JobEnd::kTimedOut:
+      ++compile_timeouts_;
+      return {grpc::Status(StatusCode::DEADLINE_EXCEEDED,
+                           "compiling this graph took longer than msjitd's --compile-timeout of " +
+                               std::to_string(config_.compile_timeout_s) + " s; the " + worker + " was stopped"),
+              {}};
+    case JobEnd::kCancelled:
+      ++compile_cancellations_;
+      return {grpc::Status(StatusCode::CANCELLED,
+                           "every client waiting for this compile went away; the " + worker + " was stopped"),
+              {}};
+    case JobEnd::kNoWorker:
+      return {grpc::Status(StatusCode::UNAVAILABLE, "no compile worker could be started: " + job.detail), {}};
+    case JobEnd::kOutOfMemory:
+      ++worker_crashes_;
+      return {grpc::Status(StatusCode::RESOURCE_EXHAUSTED,
+                           "compiling this graph needs more memory than msjitd's --compile-memory-mb of " +
+                               std::to_string(config_.compile_memory_mb) + " MiB (the " + worker + " " +
+                               job.detail + ")"),
+              {},
+              /*remember=*/true};
+    default: break;
   }
-  return grpc::Status::OK;
+  ++worker_crashes_;
+  // What a developer needs to reproduce it without a daemon.
+  std::string repro = cache_.dir() + "/repro/" + key.substr(0, 16) + ".request.pb";
+  std::ofstream(repro, std::ios::binary) << request.SerializeAsString();
+  std::string message = "the " + worker + " crashed compiling this graph: it " + job.detail +
+                        "; reproduce with: msjit-worker --replay " + repro;
+  spdlog::error("compile {}: {}", key.substr(0, 12), message);
+  return {grpc::Status(StatusCode::INTERNAL, message), {}, /*remember=*/true};
 }
 
-grpc::Status MsjitService::loadExecutable(const std::string &key, const msrt_executable **exe) {
-  std::lock_guard<std::mutex> lock(executables_mu_);
-  if (auto it = executables_.find(key); it != executables_.end()) {
-    *exe = it->second;
-    return grpc::Status::OK;
-  }
-  auto entry = cache_.lookup(key);
-  if (!entry) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no artifact for key " + key + "; Compile first");
-  msrt_executable *loaded = nullptr;
-  if (msrt_load(entry->artifact_path().c_str(), &loaded) != 0)
-    return grpc::Status(grpc::StatusCode::INTERNAL, std::string("loading the artifact failed: ") + msrt_last_error());
-  executables_[key] = loaded;
-  *exe = loaded;
-  return grpc::Status::OK;
+grpc::ServerWriteReactor<grpc::ByteBuffer> *MsjitService::FetchArtifact(grpc::CallbackServerContext *context,
+                                                                        const grpc::ByteBuffer *bytes) {
+  rpc::FetchArtifactRequest request;
+  std::shared_ptr<Admission> admission;
+  if (grpc::Status s = accept(context, bytes, request, admission); !s.ok()) return new ChunkWriter(s);
+  if (!isDigest(request.key())) return new ChunkWriter(invalidArgument("key must be a hex SHA-256 digest"));
+  auto entry = cache_.lookup(request.key());
+  std::optional<std::string> artifact = entry ? cache_.artifactBytes(*entry) : std::nullopt;
+  if (!artifact)
+    return new ChunkWriter(grpc::Status(grpc::StatusCode::NOT_FOUND, "no artifact for key " + request.key()));
+  return new ChunkWriter(admission, std::move(*artifact), entry->artifact_digest());
 }
 
-grpc::Status MsjitService::Execute(grpc::ServerContext *, const rpc::ExecuteRequest *request,
-                                   rpc::ExecuteReply *reply) {
+grpc::ServerUnaryReactor *MsjitService::Execute(grpc::CallbackServerContext *context, const grpc::ByteBuffer *bytes,
+                                                grpc::ByteBuffer *out) {
   ++executes_;
-  Admission admission(*this);
-  if (!admission) return shuttingDown();
-  if (!isDigest(request->key())) return invalidArgument("key must be a hex SHA-256 digest");
-  const msrt_executable *exe = nullptr;
-  if (grpc::Status s = loadExecutable(request->key(), &exe); !s.ok()) return s;
-  int numInputs = msrt_num_inputs(exe), numOutputs = msrt_num_outputs(exe);
-  if (request->inputs_size() != numInputs)
-    return invalidArgument("expected " + std::to_string(numInputs) + " inputs, got " +
-                           std::to_string(request->inputs_size()));
-  std::vector<void *> inputs, outputs;
-  for (int i = 0; i < numInputs; ++i) {
-    msrt_tensor_info info;
-    msrt_tensor(exe, 0, i, &info);
-    const auto &t = request->inputs(i);
-    bool dimsMatch = t.dims_size() == info.rank &&
-                     std::equal(t.dims().begin(), t.dims().end(), info.dims);
-    if (static_cast<int>(t.dtype()) != info.dtype || !dimsMatch ||
-        static_cast<int64_t>(t.raw_data().size()) != info.num_bytes)
-      return invalidArgument("input " + std::to_string(i) + " does not match the compiled dtype/shape");
-    inputs.push_back(const_cast<char *>(t.raw_data().data()));
-  }
-  for (int i = 0; i < numOutputs; ++i) {
-    msrt_tensor_info info;
-    msrt_tensor(exe, 1, i, &info);
-    auto *t = reply->add_outputs();
-    t->set_name("output" + std::to_string(i));
-    t->set_dtype(static_cast<mindir::DataType>(info.dtype));
-    for (int d = 0; d < info.rank; ++d) t->add_dims(info.dims[d]);
-    t->mutable_raw_data()->resize(info.num_bytes);
-  }
-  for (int i = 0; i < numOutputs; ++i) outputs.push_back(reply->mutable_outputs(i)->mutable_raw_data()->data());
-  msrt_run(exe, inputs.data(), outputs.data());
-  return grpc::Status::OK;
+  auto request = std::make_shared<rpc::ExecuteRequest>();
+  std::shared_ptr<Admission> admission;
+  if (grpc::Status s = accept(context, bytes, *request, admission); !s.ok()) return finishNow(context, s);
+  if (!executeAllowed(config_))
+    return finishNow(context, grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                                           "Execute runs code in msjitd's workers and is not served on TCP "
+                                           "unless msjitd runs with --allow-execute"));
+  if (!isDigest(request->key())) return finishNow(context, invalidArgument("key must be a hex SHA-256 digest"));
+  auto entry = cache_.lookup(request->key());
+  if (!entry)
+    return finishNow(context, grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                           "no artifact for key " + request->key() + "; Compile first"));
+  auto *reactor = context->DefaultReactor();
+  finishLater(reactor, [this, admission, request, entry = *entry, context, out]() {
+    rpc::ExecuteReply reply;
+    grpc::Status status = execute(entry, *request, context, reply);
+    if (status.ok()) serialize(reply, out);
+    return status;
+  });
+  return reactor;
 }
 
-grpc::Status MsjitService::Stats(grpc::ServerContext *, const rpc::StatsRequest *, rpc::StatsReply *reply) {
-  reply->set_compile_requests(compile_requests_);
-  reply->set_compiles(compiles_);
-  reply->set_memory_hits(memory_hits_);
-  reply->set_disk_hits(disk_hits_);
-  reply->set_inflight_joins(inflight_joins_);
-  reply->set_compile_errors(compile_errors_);
-  reply->set_executes(executes_);
-  reply->set_memory_entries(cache_.memoryEntries());
-  reply->set_memory_bytes(cache_.memoryBytes());
-  reply->set_disk_entries(cache_.diskEntries());
-  reply->set_disk_bytes(cache_.diskBytes());
-  reply->set_disk_evictions(cache_.evictions());
-  reply->set_uptime_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
-  reply->set_version(kVersion);
-  reply->set_cache_dir(cache_.dir());
-  reply->set_compile_ms_total(compile_us_total_ / 1000.0);
-  return grpc::Status::OK;
+grpc::Status MsjitService::execute(const rpc::CompileReply &entry, rpc::ExecuteRequest &request,
+                                   grpc::CallbackServerContext *context, rpc::ExecuteReply &reply) {
+  worker::WorkerRequest job;
+  job.mutable_execute()->set_artifact_path(entry.artifact_path());
+  job.mutable_execute()->set_artifact_digest(entry.artifact_digest());
+  job.mutable_execute()->mutable_inputs()->Swap(request.mutable_inputs());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(config_.compile_timeout_s);
+  JobOutcome ran = executors_.run(job, deadline, [context] { return context->IsCancelled(); });
+  if (ran.end != JobEnd::kReplied || !ran.reply.has_execute()) {
+    if (ran.end == JobEnd::kCrashed || ran.end == JobEnd::kOutOfMemory) ++worker_crashes_;
+    return grpc::Status(ran.end == JobEnd::kTimedOut ? grpc::StatusCode::DEADLINE_EXCEEDED : grpc::StatusCode::INTERNAL,
+                        "the execute worker " + std::to_string(ran.pid) + " " + ran.detail);
+  }
+  worker::ExecuteResult &result = *ran.reply.mutable_execute();
+  switch (result.status()) {
+    case worker::JOB_OK: reply.mutable_outputs()->Swap(result.mutable_outputs()); return grpc::Status::OK;
+    case worker::JOB_INVALID_INPUT: return invalidArgument(result.error());
+    case worker::JOB_TAMPERED:
+      cache_.verifyArtifact(entry.artifact_digest());  // quarantines it
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, result.error() + "; it was quarantined: Compile again");
+    default: return grpc::Status(grpc::StatusCode::INTERNAL, result.error());
+  }
+}
+
+grpc::ServerUnaryReactor *MsjitService::Stats(grpc::CallbackServerContext *context, const grpc::ByteBuffer *bytes,
+                                              grpc::ByteBuffer *out) {
+  rpc::StatsRequest request;
+  std::shared_ptr<Admission> admission;
+  if (grpc::Status s = accept(context, bytes, request, admission); !s.ok()) return finishNow(context, s);
+  rpc::StatsReply reply;
+  reply.set_compile_requests(compile_requests_);
+  reply.set_compiles(compiles_);
+  reply.set_memory_hits(memory_hits_);
+  reply.set_disk_hits(disk_hits_);
+  reply.set_inflight_joins(inflight_joins_);
+  reply.set_compile_errors(compile_errors_);
+  reply.set_executes(executes_);
+  reply.set_memory_entries(cache_.memoryEntries());
+  reply.set_memory_bytes(cache_.memoryBytes());
+  reply.set_disk_entries(cache_.diskEntries());
+  reply.set_disk_bytes(cache_.diskBytes());
+  reply.set_disk_evictions(cache_.evictions());
+  reply.set_uptime_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+  reply.set_version(kVersion);
+  reply.set_cache_dir(cache_.dir());
+  reply.set_compile_ms_total(compile_us_total_ / 1000.0);
+  reply.set_worker_crashes(worker_crashes_);
+  reply.set_compile_timeouts(compile_timeouts_);
+  reply.set_compile_cancellations(compile_cancellations_);
+  reply.set_queue_rejections(queue_rejections_);
+  reply.set_workers(compilers_.live() + executors_.live());
+  reply.set_queued(flights_.active());
+  reply.set_quarantined(cache_.quarantined());
+  reply.set_auth_failures(auth_failures_);
+  reply.set_remembered_failures(remembered_failures_);
+  serialize(reply, out);
+  return finishNow(context, grpc::Status::OK);
 }
 
 }  // namespace msjit::server

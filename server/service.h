@@ -1,4 +1,9 @@
 // service.h - the msjit.rpc.Msjit gRPC service.
+//
+// Every method takes the raw request bytes (gRPC's callback API), so bytes that
+// do not parse are the client's INVALID_ARGUMENT, never an INTERNAL of ours.
+// Cache hits are answered on gRPC's thread; compiles and executes run in
+// supervised worker processes, waited for on a thread of their own.
 #ifndef MSJIT_SERVER_SERVICE_H
 #define MSJIT_SERVER_SERVICE_H
 
@@ -6,30 +11,35 @@
 #include <chrono>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "proto/msjit.grpc.pb.h"
-#include "runtime/msjit_runtime.h"
+#include "server/auth.h"
 #include "server/cache/artifact_cache.h"
+#include "server/cache/cache_key.h"
 #include "server/config.h"
-#include "server/job_slots.h"
-#include "server/single_flight.h"
+#include "server/compile_flights.h"
+#include "server/worker/worker_pool.h"
 
 namespace msjit::server {
 
-class MsjitService final : public rpc::Msjit::Service {
- public:
-  MsjitService(const Config &config, ArtifactCache &cache);
-  ~MsjitService() override;
+using RawService = rpc::Msjit::WithRawCallbackMethod_Compile<rpc::Msjit::WithRawCallbackMethod_FetchArtifact<
+    rpc::Msjit::WithRawCallbackMethod_Execute<rpc::Msjit::WithRawCallbackMethod_Stats<rpc::Msjit::Service>>>>;
 
-  grpc::Status Compile(grpc::ServerContext *, const rpc::CompileRequest *request,
-                       rpc::CompileReply *reply) override;
-  grpc::Status FetchArtifact(grpc::ServerContext *, const rpc::FetchArtifactRequest *request,
-                             grpc::ServerWriter<rpc::ArtifactChunk> *writer) override;
-  grpc::Status Execute(grpc::ServerContext *, const rpc::ExecuteRequest *request,
-                       rpc::ExecuteReply *reply) override;
-  grpc::Status Stats(grpc::ServerContext *, const rpc::StatsRequest *,
-                     rpc::StatsReply *reply) override;
+class MsjitService final : public RawService {
+ public:
+  MsjitService(const Config &config, ArtifactCache &cache, const Authenticator &auth, WorkerPool &compilers,
+               WorkerPool &executors);
+
+  grpc::ServerUnaryReactor *Compile(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
+                                    grpc::ByteBuffer *reply) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer> *FetchArtifact(grpc::CallbackServerContext *,
+                                                            const grpc::ByteBuffer *request) override;
+  grpc::ServerUnaryReactor *Execute(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
+                                    grpc::ByteBuffer *reply) override;
+  grpc::ServerUnaryReactor *Stats(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
+                                  grpc::ByteBuffer *reply) override;
 
   // Refuses new requests (UNAVAILABLE) and waits up to `timeout` for the
   // in-flight ones to finish. True if they all did.
@@ -48,28 +58,30 @@ class MsjitService final : public rpc::Msjit::Service {
     bool admitted_;
   };
 
-  struct Outcome {
-    grpc::Status status;
-    rpc::CompileReply reply;
-  };
-  Outcome compileMiss(const std::string &key, const rpc::CompileRequest &request);
-  // The loaded executable for a cached key (loaded once, kept for the daemon's life).
-  grpc::Status loadExecutable(const std::string &key, const msrt_executable **exe);
+  // Admission, credentials and request bytes, in that order; OK with `message` filled, else why not.
+  grpc::Status accept(grpc::CallbackServerContext *context, const grpc::ByteBuffer *request,
+                      google::protobuf::Message &message, std::shared_ptr<Admission> &admission);
+  CompileOutcome compileMiss(const std::string &key, const rpc::CompileRequest &request,
+                             const std::function<bool()> &abandoned);
+  CompileOutcome compileFailure(const std::string &key, const rpc::CompileRequest &request, const JobOutcome &job);
+  grpc::Status execute(const rpc::CompileReply &entry, rpc::ExecuteRequest &request,
+                       grpc::CallbackServerContext *context, rpc::ExecuteReply &reply);
 
   const Config &config_;
   ArtifactCache &cache_;
-  JobSlots jobs_;
-  SingleFlight<Outcome> single_flight_;
+  const Authenticator &auth_;
+  WorkerPool &compilers_, &executors_;
+  const CompilerIdentity compiler_;
+  CompileFlights flights_;
   std::mutex drain_mu_;
   std::condition_variable drain_cv_;
   int inflight_ = 0;
   bool draining_ = false;
-  std::mutex executables_mu_;
-  std::map<std::string, msrt_executable *> executables_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
-  std::atomic<uint64_t> compile_requests_{0}, compiles_{0}, memory_hits_{0}, disk_hits_{0},
-      inflight_joins_{0}, compile_errors_{0}, executes_{0};
+  std::atomic<uint64_t> compile_requests_{0}, compiles_{0}, memory_hits_{0}, disk_hits_{0}, inflight_joins_{0},
+      compile_errors_{0}, executes_{0}, worker_crashes_{0}, compile_timeouts_{0}, compile_cancellations_{0},
+      queue_rejections_{0}, auth_failures_{0}, remembered_failures_{0};
   std::atomic<uint64_t> compile_us_total_{0};
 };
 
