@@ -30,7 +30,8 @@ std::string usage() {
          "  --max-request-mb N    largest accepted request in MiB (default 512)\n"
          "limits (compiles and executes run in supervised worker processes):\n"
          "  --compile-timeout S   wall-clock limit of one compile (default 300)\n"
-         "  --compile-memory-mb N address-space limit of a compile worker (default 8192)\n"
+         "  --compile-memory-mb N address-space limit of a compile worker, >= 512 (default 8192;\n"
+         "                        an idle worker maps about 0.7 GiB of libraries and stacks)\n"
          "  --max-queue N         compiles queued or running before RESOURCE_EXHAUSTED (default 256)\n"
          "  --max-nodes N         nodes in one graph, Grad bodies included (default 200000)\n"
          "  --crash-retry-after S a graph that crashed its worker fails fast for S seconds (default 60)\n"
@@ -89,7 +90,7 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
       {"--cache-disk-mb", mib(c.cache_disk_bytes, "--cache-disk-mb")},
       {"--max-request-mb", mib(c.max_request_bytes, "--max-request-mb")},
       {"--compile-timeout", count(c.compile_timeout_s, "--compile-timeout", 1, 86400)},
-      {"--compile-memory-mb", count(c.compile_memory_mb, "--compile-memory-mb", 64, 1 << 22)},
+      {"--compile-memory-mb", count(c.compile_memory_mb, "--compile-memory-mb", 512, 1 << 22)},
       {"--max-queue", count(c.max_queue, "--max-queue", 1, 1 << 20)},
       {"--max-nodes", count(c.max_nodes, "--max-nodes", 1, int64_t(1) << 32)},
       {"--crash-retry-after", count(c.crash_retry_after_s, "--crash-retry-after", 0, 86400)},

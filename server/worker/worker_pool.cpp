@@ -155,9 +155,15 @@ int WorkerPool::reap(Worker &w, bool kill) {
 
 int WorkerPool::retire(std::unique_ptr<Worker> w, bool kill) {
   int status = reap(*w, kill);
-  std::lock_guard<std::mutex> lock(mu_);
-  --starting_or_running_;
-  cv_.notify_one();
+  // Replaced at once, so the pool is at full strength (and warm) for the next job.
+  std::thread([this] {
+    std::string error;
+    if (auto fresh = spawn(error)) return release(std::move(fresh));
+    spdlog::error("{} worker could not be replaced: {}", name_, error);
+    std::lock_guard<std::mutex> lock(mu_);
+    --starting_or_running_;
+    cv_.notify_one();
+  }).detach();
   return status;
 }
 

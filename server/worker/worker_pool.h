@@ -69,7 +69,7 @@ class WorkerPool {
   std::unique_ptr<Worker> spawn(std::string &error);
   // Closes its pipes and waits for it (killing it first if `kill`); returns its wait status.
   int reap(Worker &w, bool kill);
-  // reap, and frees its slot for a replacement.
+  // reap, and starts a replacement in its slot. (Pools live as long as the daemon.)
   int retire(std::unique_ptr<Worker> w, bool kill);
   std::unique_ptr<Worker> acquire(std::string &error);
   void release(std::unique_ptr<Worker> w);
