@@ -141,15 +141,19 @@ def cpu_ticks(pid):
         return -1
 
 
-def busy_worker(daemon_pid, timeout=30, exclude=()):
-    """The daemon's child process that is burning CPU (the one compiling), waiting for one."""
+def busy_worker(daemon_pid, timeout=60, exclude=()):
+    """The daemon's child process that keeps burning CPU (the one compiling), waiting for one.
+    Busy means busy in two windows in a row: a worker that is only starting up is not."""
     deadline = time.monotonic() + timeout
+    samples = []
     while time.monotonic() < deadline:
-        before = {p: cpu_ticks(p) for p in children(daemon_pid) if p not in exclude}
+        samples = (samples + [{p: cpu_ticks(p) for p in children(daemon_pid) if p not in exclude}])[-3:]
+        if len(samples) == 3:
+            busy = [p for p in samples[0] if all(p in s and s[p] - samples[i][p] >= 2 and samples[i][p] >= 0
+                                                 for i, s in enumerate(samples[1:]))]
+            if busy:
+                return busy[0]
         time.sleep(0.2)
-        busy = [p for p, t in before.items() if t >= 0 and cpu_ticks(p) - t >= 5]
-        if busy:
-            return busy[0]
     pytest.fail(f"no worker process of msjitd {daemon_pid} started compiling within {timeout} s "
                 f"(children: {children(daemon_pid)})")
 

@@ -107,14 +107,15 @@ def test_a_killed_worker_fails_that_request_only_and_is_replaced(make_daemon):
         assert err is not None, "the compile whose worker was killed succeeded"
         assert_status(err, err.code(), "SIGKILL|signal 9")
         assert other.result().error is None, other.error.details()
-        # Replaced: the killed pid is gone and as many workers run as before.
-        wait_for(lambda: worker not in children(d.proc.pid) and len(children(d.proc.pid)) >= 2, 30,
-                 "the killed worker to be replaced")
+        # Replaced: two new compiles at once both succeed, on two workers, neither the killed one.
+        pair = [Call(stub, chain(SLOW // 3, width=w)) for w in (11, 12)]
+        assert all(c.result().error is None for c in pair), [c.error.details() for c in pair if c.error]
+        assert worker not in children(d.proc.pid) and len(children(d.proc.pid)) >= 2, children(d.proc.pid)
         # A retry within --crash-retry-after fails fast with the remembered message.
         start = time.monotonic()
         again = rpc_error(stub.Compile, request(chain(SLOW, width=7)), timeout=60)
         assert time.monotonic() - start < 1.0, "the retry of a crashing key compiled again"
-        assert (again.code(), again.details()) == (err.code(), err.details())
+        assert again.code() == err.code() and again.details().startswith(err.details()), again.details()
     assert stats(stub, "worker_crashes", "remembered_failures") == {"worker_crashes": 1, "remembered_failures": 1}
 
 
@@ -137,16 +138,19 @@ def test_a_client_deadline_cancels_its_compile(make_daemon):
         assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
         wait_for(lambda: sum(stats(stub, "compile_timeouts", "compile_cancellations").values()) >= 1, 30,
                  "Stats to count the abandoned compile as cancelled or timed out")
+        wait_for(lambda: stats(stub, "queued")["queued"] == 0, 30, "the abandoned compile to leave the queue")
     assert stats(stub, "compiles")["compiles"] == 1   # the bystander's graph only: the chain never finished
 
 
 def test_compile_memory_limit_is_resource_exhausted(make_daemon):
-    d = make_daemon("--compile-memory-mb", "200").start()
-    big = np.arange(16 << 20, dtype=np.float32).tobytes()   # 64 MiB of float32
+    # 600 MiB: a worker compiling a small graph needs over 400 MiB of address space (the
+    # libraries, thread stacks, malloc arenas), so the bystander's graph still compiles.
+    d = make_daemon("--compile-memory-mb", "600").start()
+    big = np.arange(32 << 20, dtype=np.float32).tobytes()   # a 128 MiB constant, copied several times
     with bystander(d):
-        err = Call(d.stub(), constant([16 << 20], big)).result().error
-        assert err is not None, "a 64 MiB constant compiled under --compile-memory-mb 200"
-        assert_status(err, grpc.StatusCode.RESOURCE_EXHAUSTED, "memory", "200")
+        err = Call(d.stub(), constant([32 << 20], big)).result().error
+        assert err is not None, "a 128 MiB constant compiled under --compile-memory-mb 600"
+        assert_status(err, grpc.StatusCode.RESOURCE_EXHAUSTED, "memory", "600")
 
 
 def test_a_full_queue_rejects_instead_of_hanging(make_daemon):
@@ -154,11 +158,11 @@ def test_a_full_queue_rejects_instead_of_hanging(make_daemon):
     stub = d.stub()
     with bystander(d):
         calls = [Call(stub, chain(SLOW // 2, width=w), timeout=120) for w in range(20, 28)]
-        codes = [c.result().error.code() if c.error else grpc.StatusCode.OK for c in calls]
+        codes = [c.error.code() if c.error else grpc.StatusCode.OK for c in (c.result() for c in calls)]
     assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}, codes
     rejected = codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
     assert rejected >= 1 and codes.count(grpc.StatusCode.OK) >= 1, codes
-    assert stats(stub, "queue_rejections")["queue_rejections"] == rejected
+    assert stats(stub, "queue_rejections")["queue_rejections"] == rejected, " ".join(c.name for c in codes)
 
 
 def add_mul(dims):
