@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from .errors import MsjitError, RuntimeUnavailableError
-from .rpc import msjit_home
+from .rpc import make_private_dir, msjit_home
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ def _quarantine(path):
 def _store(path, data):
     """Write ``data`` to ``path`` atomically (a temp file renamed): present means complete."""
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
+    make_private_dir(directory)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fetch-", suffix=".so")
     try:
         with os.fdopen(fd, "wb") as f:
