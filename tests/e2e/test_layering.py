@@ -70,3 +70,10 @@ def test_cache_links_no_compiler():
 def test_worker_links_compiler_and_runtime():  # the checks above can fail: the worker links both
     libs = needed("bazel-bin/server/msjit-worker")
     assert COMPILER.search(libs) and RUNTIME_LIBS.search(libs), libs
+
+
+def test_runtime_library_exports_the_c_abi():
+    exported = subprocess.run(["nm", "-D", "--defined-only", os.path.join(ROOT, "bazel-bin/runtime/libmsjit_runtime.so")],
+                              capture_output=True, text=True, check=True).stdout
+    for name in ("msrt_load", "msrt_load_bytes", "msrt_run", "msrt_last_error", "msrt_tensor", "msrt_unload"):
+        assert re.search(rf"\bT {name}$", exported, re.M), name
