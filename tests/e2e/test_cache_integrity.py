@@ -70,10 +70,11 @@ def check_cache(cache_dir):
         entry = msjit_pb2.CompileReply()
         with open(path, "rb") as f:
             entry.ParseFromString(f.read())   # raises on a torn write
-        assert HEX64.fullmatch(entry.artifact_digest), f"{path}: no artifact digest"
-        digest = entry.artifact_digest
-        assert os.path.exists(os.path.join(cache_dir, "cas", digest[:2], digest + ".so")), \
-            f"{path} names a missing artifact {digest}"
+        assert entry.key == os.path.basename(path), f"{path} holds the entry of {entry.key}"
+        assert HEX64.fullmatch(entry.artifact_digest) and entry.outputs, f"{path}: a torn entry"
+        artifact = os.path.join(cache_dir, "cas", entry.artifact_digest[:2], entry.artifact_digest + ".so")
+        assert os.path.exists(artifact), f"{path} names a missing artifact {entry.artifact_digest}"
+        assert os.path.getsize(artifact) == entry.artifact_size, f"{path}: artifact size differs"
     return len(entries)
 
 
@@ -86,11 +87,12 @@ def compile_quietly(stub, req):
 
 
 def kill_a_worker(daemon, rng):
-    """SIGKILL a random worker of `daemon` (a compile is running in at least one of them)."""
+    """SIGKILL a random worker of `daemon` (a compile is running in at least one of them);
+    returns how many were killed (0 or 1)."""
     workers = children(daemon.proc.pid)
     if workers:
         os.kill(rng.choice(workers), signal.SIGKILL)
-    return len(workers)
+    return min(len(workers), 1)
 
 
 def kill_the_daemon(daemon):
@@ -110,18 +112,19 @@ def test_kill_9_of_workers_and_the_daemon_at_random_moments_loses_and_corrupts_n
     print(f"cache integrity: seed {seed}")
     rng = random.Random(seed)
     flags = ("--jobs", "2", "--crash-retry-after", "0")
+    worker_kills = 0
     reported = {}   # every key a client was told is compiled, with its request
     requested = []
     d = make_daemon(*flags, workdir=tmp_path).start()
     started = time.monotonic()
     for r in range(ROUNDS):
         # A worker dies at a random moment while a slow graph and the clients compile.
-        slow = request(chain(rng.randrange(800, 1600), width=100 + r))
+        slow = request(chain(rng.randrange(500, 1200), width=100 + r))
         slow_thread = threading.Thread(target=compile_quietly, args=(d.stub(), slow), daemon=True)
         clients = Clients(d.address, tag=2 * r + 1)
         slow_thread.start()
         time.sleep(rng.uniform(0.05, 0.8))
-        kill_a_worker(d, rng)
+        worker_kills += kill_a_worker(d, rng)
         time.sleep(rng.uniform(0.2, 0.6))
         clients.stop()
         slow_thread.join(timeout=120)
@@ -148,5 +151,7 @@ def test_kill_9_of_workers_and_the_daemon_at_random_moments_loses_and_corrupts_n
     for req in requested:
         stub.Compile(req, timeout=120)
     entries = check_cache(d.cache_dir)
-    print(f"cache integrity: {ROUNDS} rounds, {len(reported)} keys reported before kills, "
+    assert worker_kills >= ROUNDS // 2, f"only {worker_kills} workers were running to be killed"
+    print(f"cache integrity: {ROUNDS} rounds, {worker_kills} workers and {ROUNDS} daemons killed, "
+          f"{len(reported)} keys reported before kills, "
           f"{len(requested)} requested, {entries} entries, {time.monotonic() - started:.1f} s")
