@@ -12,7 +12,7 @@ namespace {
 const char *kUsage =
     "usage: msjitctl [--address ADDRESS] COMMAND\n"
     "  health                       exit 0 if the daemon answers SERVING\n"
-    "  stats                        cache hits, compiles, sizes\n"
+    "  stats                        cache hits, compiles, sizes, workers, limits hit, security events\n"
     "  compile FILE [--jit-level L] compile a serialized ModelProto (.mindir)\n"
     "ADDRESS defaults to $MSJITD_ADDRESS or unix://$MSJIT_HOME/msjitd.sock\n"
     "Credentials for any other address (a TCP daemon), from the environment:\n"
@@ -46,14 +46,21 @@ int printStats(msjit::client::Client &client) {
       "compile time    %.1f ms total\n"
       "memory tier     %llu entries, %llu bytes\n"
       "disk tier       %llu entries, %llu bytes, %llu evicted\n"
-      "executes        %llu\n",
+      "executes        %llu\n"
+      "workers         %llu live, %llu crashed, %llu compiles timed out, %llu cancelled, %llu refused as remembered crashes\n"
+      "queue           %llu compiling or waiting, %llu refused (full)\n"
+      "security        %llu artifacts quarantined, %llu calls refused for credentials\n",
       s.version().c_str(), client.address().c_str(), s.uptime_s(), s.cache_dir().c_str(),
       (unsigned long long)s.compile_requests(), (unsigned long long)s.compiles(), (unsigned long long)hits,
       (unsigned long long)s.memory_hits(), (unsigned long long)s.disk_hits(),
       (unsigned long long)s.inflight_joins(), (unsigned long long)s.compile_errors(), s.compile_ms_total(),
       (unsigned long long)s.memory_entries(), (unsigned long long)s.memory_bytes(),
       (unsigned long long)s.disk_entries(), (unsigned long long)s.disk_bytes(),
-      (unsigned long long)s.disk_evictions(), (unsigned long long)s.executes());
+      (unsigned long long)s.disk_evictions(), (unsigned long long)s.executes(), (unsigned long long)s.workers(),
+      (unsigned long long)s.worker_crashes(), (unsigned long long)s.compile_timeouts(),
+      (unsigned long long)s.compile_cancellations(), (unsigned long long)s.remembered_failures(),
+      (unsigned long long)s.queued(), (unsigned long long)s.queue_rejections(), (unsigned long long)s.quarantined(),
+      (unsigned long long)s.auth_failures());
   return 0;
 }
 
