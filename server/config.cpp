@@ -28,6 +28,8 @@ std::string usage() {
          "  --cache-mem-mb N      memory tier budget in MiB (default 256)\n"
          "  --cache-disk-mb N     disk tier budget in MiB, least recently used evicted (default 10240)\n"
          "  --max-request-mb N    largest accepted request in MiB (default 512)\n"
+         "  --max-inflight-mb N   request bytes held at once, all clients together, before\n"
+         "                        RESOURCE_EXHAUSTED (default 2048)\n"
          "limits (compiles and executes run in supervised worker processes):\n"
          "  --compile-timeout S   wall-clock limit of one compile (default 300)\n"
          "  --compile-memory-mb N address-space limit of a compile worker, >= 512 (default 8192;\n"
@@ -89,6 +91,7 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
       {"--cache-mem-mb", mib(c.cache_mem_bytes, "--cache-mem-mb")},
       {"--cache-disk-mb", mib(c.cache_disk_bytes, "--cache-disk-mb")},
       {"--max-request-mb", mib(c.max_request_bytes, "--max-request-mb")},
+      {"--max-inflight-mb", mib(c.max_inflight_bytes, "--max-inflight-mb")},
       {"--compile-timeout", count(c.compile_timeout_s, "--compile-timeout", 1, 86400)},
       {"--compile-memory-mb", count(c.compile_memory_mb, "--compile-memory-mb", 512, 1 << 22)},
       {"--max-queue", count(c.max_queue, "--max-queue", 1, 1 << 20)},
@@ -126,6 +129,7 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
   }
   if (c.listen.empty()) return "--listen is required (unix:///path.sock or HOST:PORT)";
   if (c.cache_dir.empty()) return "--cache-dir is required";
+  if (c.max_inflight_bytes < c.max_request_bytes) return "--max-inflight-mb must be at least --max-request-mb";
   if (c.tls_cert.empty() != c.tls_key.empty()) return "--tls-cert and --tls-key go together";
   if (!c.tls_client_ca.empty() && c.tls_cert.empty()) return "--tls-client-ca needs --tls-cert and --tls-key";
   return "";

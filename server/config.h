@@ -18,6 +18,7 @@ struct Config {
   uint64_t cache_mem_bytes = 256ull << 20;
   uint64_t cache_disk_bytes = 10ull << 30;
   uint64_t max_request_bytes = 512ull << 20;
+  uint64_t max_inflight_bytes = 2048ull << 20;  // request bytes held at once, all clients together
   // Limits on untrusted work (compiles and executes run in worker processes).
   int compile_timeout_s = 300;       // per compile, wall clock; the client's deadline may cut it shorter
   uint64_t compile_memory_mb = 8192; // address-space cap of a compile worker (RLIMIT_AS)

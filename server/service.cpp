@@ -110,7 +110,16 @@ MsjitService::Admission::Admission(MsjitService &s) : s_(s) {
 MsjitService::Admission::~Admission() {
   if (!admitted_) return;
   std::lock_guard<std::mutex> lock(s_.drain_mu_);
+  s_.inflight_bytes_ -= bytes_;
   if (--s_.inflight_ == 0) s_.drain_cv_.notify_all();
+}
+
+bool MsjitService::Admission::reserve(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(s_.drain_mu_);
+  if (s_.inflight_bytes_ + bytes > s_.config_.max_inflight_bytes) return false;
+  s_.inflight_bytes_ += bytes;
+  bytes_ += bytes;
+  return true;
 }
 
 bool MsjitService::drain(std::chrono::seconds timeout) {
@@ -128,6 +137,11 @@ grpc::Status MsjitService::accept(grpc::CallbackServerContext *context, const gr
     spdlog::warn("refused a call from {}: {}", context->peer(), s.error_message());
     return s;
   }
+  // A request is parsed, copied to a worker and answered: bounded, so no mix of clients can exhaust memory.
+  if (!admission->reserve(request->Length()))
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "msjitd holds too many request bytes at once (--max-inflight-mb " +
+                            std::to_string(config_.max_inflight_bytes >> 20) + "); retry later");
   grpc::ByteBuffer copy(*request);  // (shares the slices)
   grpc::ProtoBufferReader reader(&copy);
   if (!message.ParseFromZeroCopyStream(&reader))

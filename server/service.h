@@ -52,10 +52,13 @@ class MsjitService final : public RawService {
     explicit Admission(MsjitService &s);
     ~Admission();
     explicit operator bool() const { return admitted_; }
+    // Holds `bytes` of request against --max-inflight-mb until this admission ends; false if over.
+    bool reserve(uint64_t bytes);
 
    private:
     MsjitService &s_;
     bool admitted_;
+    uint64_t bytes_ = 0;
   };
 
   // Admission, credentials and request bytes, in that order; OK with `message` filled, else why not.
@@ -76,6 +79,7 @@ class MsjitService final : public RawService {
   std::mutex drain_mu_;
   std::condition_variable drain_cv_;
   int inflight_ = 0;
+  uint64_t inflight_bytes_ = 0;
   bool draining_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
