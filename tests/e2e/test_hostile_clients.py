@@ -70,7 +70,7 @@ def test_a_100k_node_chain_under_default_limits_compiles_or_times_out(make_daemo
     with bystander(d):
         call = Call(d.stub(), chain(100_000)).result()
     if call.error:
-        assert_status(call.error, grpc.StatusCode.DEADLINE_EXCEEDED, "time")
+        assert_status(call.error, grpc.StatusCode.DEADLINE_EXCEEDED, r"--compile-timeout\b.*\b5 s\b")
 
 
 def test_unparseable_requests_are_invalid_argument(make_daemon):
@@ -105,7 +105,7 @@ def test_a_killed_worker_fails_that_request_only_and_is_replaced(make_daemon):
         os.kill(worker, signal.SIGKILL)
         err = victim.result().error
         assert err is not None, "the compile whose worker was killed succeeded"
-        assert_status(err, err.code(), "SIGKILL|signal 9")
+        assert_status(err, err.code(), r"SIGKILL|signal 9\b")
         assert other.result().error is None, other.error.details()
         # Replaced: two new compiles at once both succeed, on two workers, neither the killed one.
         pair = [Call(stub, chain(SLOW // 3, width=w)) for w in (11, 12)]
@@ -125,7 +125,7 @@ def test_compile_timeout_is_deadline_exceeded_naming_the_limit(make_daemon):
         start = time.monotonic()
         err = Call(d.stub(), chain(SLOW)).result().error
         assert err is not None, "a compile past --compile-timeout 1 succeeded"
-        assert_status(err, grpc.StatusCode.DEADLINE_EXCEEDED, "compile-timeout|time ?limit|timeout")
+        assert_status(err, grpc.StatusCode.DEADLINE_EXCEEDED, r"--compile-timeout\b.*\b1 s\b")
         assert time.monotonic() - start < 15
     assert stats(d.stub(), "compile_timeouts")["compile_timeouts"] == 1
 
@@ -150,7 +150,7 @@ def test_compile_memory_limit_is_resource_exhausted(make_daemon):
     with bystander(d):
         err = Call(d.stub(), constant([32 << 20], big)).result().error
         assert err is not None, "a 128 MiB constant compiled under --compile-memory-mb 600"
-        assert_status(err, grpc.StatusCode.RESOURCE_EXHAUSTED, "memory", "600")
+        assert_status(err, grpc.StatusCode.RESOURCE_EXHAUSTED, r"--compile-memory-mb\b.*\b600 MiB")
 
 
 def test_a_full_queue_rejects_instead_of_hanging(make_daemon):
