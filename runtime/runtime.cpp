@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <xmmintrin.h>
 
@@ -175,6 +176,13 @@ int msrt_load(const char *path, msrt_executable **out) {
 
 int msrt_load_bytes(const void *data, size_t size, const char *name, msrt_executable **out) {
   *out = nullptr;
+  // Each loaded artifact keeps one fd: lift the soft fd limit (often 1024) to the hard one, once.
+  static const bool fdLimitRaised = [] {
+    rlimit limit{};
+    return getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max &&
+           (limit.rlim_cur = limit.rlim_max, setrlimit(RLIMIT_NOFILE, &limit) == 0);
+  }();
+  (void)fdLimitRaised;
   std::string what = std::string("artifact '") + (name && *name ? name : "msjit-artifact") + "' (from memory)";
   if (!data && size) return fail(what + ": no data");
   int fd = execMemfd(name && *name ? name : "msjit-artifact");

@@ -172,6 +172,32 @@ def test_artifacts_load_from_bytes(make_daemon, client_env):
         runtime.rt().Executable(b"\x7fELF" + bytes(100))
 
 
+LOW_FD_LIMIT = r"""
+import resource, sys
+from msjit import Tensor, jit
+import numpy as np
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+def inc(x):
+    return x + 1.0
+jit(inc, fullgraph=True)(Tensor(np.ones(3, np.float32)))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+print(soft == hard)
+"""
+
+
+def test_loading_lifts_the_soft_fd_limit(make_daemon, tmp_path):
+    """Every loaded artifact keeps a sealed memfd open: a process that loads thousands must not hit
+    a soft limit of 1024, so the first load lifts it to the hard limit."""
+    daemon = make_daemon().start()
+    env = dict(os.environ, MSJITD_ADDRESS=daemon.address, MSJIT_HOME=str(tmp_path / "home"),
+               PYTHONPATH=os.path.join(ROOT, "client_py"))
+    script = tmp_path / "low_fd_limit.py"
+    script.write_text(LOW_FD_LIMIT)
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
+
+
 def add3(a, b, c):   # three rank-4 inputs: a manifest long enough to rewrite in place
     return a + b + c
 
