@@ -52,7 +52,7 @@ class GraphImporter {
     if (!isMain && graph_.parameter_size() > 0)
       fail("the body of a Grad node lists parameters; pass them as body inputs");
     for (const auto &v : graph_.parameter()) args.push_back(&v);
-    for (const auto *v : args) argTypes.push_back(tensorType(*v, "graph input"));
+    for (const auto *v : args) argTypes.push_back(tensorType(v->dtype(), v->dims(), "graph input '" + v->name() + "'"));
 
     builder_.setInsertionPointToEnd(module_.getBody());
     auto func = builder_.create<mlir::func::FuncOp>(
@@ -80,12 +80,13 @@ class GraphImporter {
  private:
   [[noreturn]] void fail(const std::string &message) { throw ImportError{message}; }
 
-  mlir::RankedTensorType tensorType(const mindir::ValueInfoProto &v, const char *what) {
-    mlir::Type elem = toMlirType(v.dtype(), &ctx_);
-    if (!elem) fail(std::string(what) + " '" + v.name() + "' has an unsupported dtype");
-    if (std::string e = dimsError(v.dims(), budget_.limits); !e.empty())
-      fail(std::string(what) + " '" + v.name() + "' " + e);
-    return mlir::RankedTensorType::get(llvm::SmallVector<int64_t>(v.dims().begin(), v.dims().end()), elem);
+  // `what` names the value in messages: "graph input 'x'", "node ... tensor attribute 'value'".
+  mlir::RankedTensorType tensorType(mindir::DataType dtype, const google::protobuf::RepeatedField<int64_t> &dims,
+                                    const std::string &what) {
+    mlir::Type elem = toMlirType(dtype, &ctx_);
+    if (!elem) fail(what + " has an unsupported dtype");
+    if (std::string e = dimsError(dims, budget_.limits); !e.empty()) fail(what + " " + e);
+    return mlir::RankedTensorType::get(llvm::SmallVector<int64_t>(dims.begin(), dims.end()), elem);
   }
 
   // An op's inferred result types within the limits: a type rule may build a
@@ -157,18 +158,15 @@ class GraphImporter {
     return order;
   }
 
-  mlir::Attribute convertTensor(const mindir::NodeProto &node, const mindir::TensorProto &t) {
-    mindir::ValueInfoProto info;
-    info.set_name(node.name());
-    info.set_dtype(t.dtype());
-    *info.mutable_dims() = t.dims();
-    auto type = tensorType(info, "constant of");
+  mlir::Attribute convertTensor(const mindir::NodeProto &node, const mindir::AttributeProto &a) {
+    const mindir::TensorProto &t = a.t();
+    std::string what = nodeRef(node) + ": tensor attribute '" + a.name() + "'";
+    auto type = tensorType(t.dtype(), t.dims(), what);
     int64_t bytes = 0;
     if (!checkedBytes(t.dims(), dtypeBytes(t.dtype()), bytes))  // within limits, so only a safeguard
-      fail(nodeRef(node) + ": tensor attribute has more bytes than fit in 64 bits");
+      fail(what + " has more bytes than fit in 64 bits");
     if (static_cast<int64_t>(t.raw_data().size()) != bytes)
-      fail(nodeRef(node) + ": tensor attribute has " + std::to_string(t.raw_data().size()) +
-           " bytes of data, expected " + std::to_string(bytes));
+      fail(what + " has " + std::to_string(t.raw_data().size()) + " bytes of data, expected " + std::to_string(bytes));
     if (t.dtype() == mindir::DT_BOOL) {
       llvm::SmallVector<bool> bits(t.raw_data().begin(), t.raw_data().end());
       return mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
@@ -184,7 +182,7 @@ class GraphImporter {
       case A::kF: return builder_.getF64FloatAttr(a.f());
       case A::kS: return builder_.getStringAttr(a.s());
       case A::kB: return builder_.getBoolAttr(a.b());
-      case A::kT: return convertTensor(node, a.t());
+      case A::kT: return convertTensor(node, a);
       case A::kInts:
         return builder_.getDenseI64ArrayAttr(
             llvm::SmallVector<int64_t>(a.ints().values().begin(), a.ints().values().end()));

@@ -16,9 +16,11 @@ class RequestChecker {
   std::string graph(const mindir::GraphProto &graph, int depth) {
     nodes_ += graph.node_size();
     if (std::string e = ir::nodeCountError(nodes_, limits_); !e.empty()) return e;
-    for (const auto *values : {&graph.input(), &graph.output(), &graph.parameter()})
+    for (const auto &[what, values] : {std::pair{"graph input", &graph.input()}, {"graph output", &graph.output()},
+                                       {"parameter", &graph.parameter()}})
       for (const auto &v : *values)
-        if (std::string e = ir::dimsError(v.dims(), limits_); !e.empty()) return "value '" + v.name() + "' " + e;
+        if (std::string e = ir::dimsError(v.dims(), limits_); !e.empty())
+          return std::string(what) + " '" + v.name() + "' " + e;
     for (const auto &node : graph.node())
       for (const auto &a : node.attribute()) {
         if (a.value_case() == mindir::AttributeProto::kT)

@@ -29,8 +29,8 @@ TEST_CASE("valid requests pass", "[request_check]") {
   CHECK(check(msjit::testing::nestedGradModel(3)).empty());
 }
 
-TEST_CASE("a request without a model graph is refused", "[request_check]") {
-  CHECK(contains(msjit::server::checkCompileRequest({}, {}), "no model graph"));
+TEST_CASE("a request without a model graph is left to the importer to report", "[request_check]") {
+  CHECK(msjit::server::checkCompileRequest(msjit::rpc::CompileRequest(), ShapeLimits()).empty());
 }
 
 TEST_CASE("huge constants are refused naming the node", "[request_check]") {
@@ -61,7 +61,7 @@ TEST_CASE("tensor data is sized by its dtype", "[request_check]") {
 TEST_CASE("graph values are held to rank and element limits", "[request_check]") {
   ModelBuilder huge;
   huge.input("x", {k2to62, 4}).output("x");
-  CHECK(contains(check(huge.model()), "value 'x' has more elements than fit in 64 bits"));
+  CHECK(contains(check(huge.model()), "graph input 'x' has more elements than fit in 64 bits"));
   ModelBuilder negative;
   negative.input("x", {2, -3}).output("x");
   CHECK(contains(check(negative.model()), "negative dim -3"));
@@ -73,7 +73,7 @@ TEST_CASE("graph values are held to rank and element limits", "[request_check]")
   p->set_name("w");
   p->add_dims(k2to31);
   p->add_dims(k2to31);
-  CHECK(contains(check(param), "value 'w'"));
+  CHECK(contains(check(param), "parameter 'w'"));
   ShapeLimits small;
   small.maxElements = 5;
   CHECK(contains(check(msjit::testing::mulAddModel(), small), "spans 6 elements, over the limit of 5"));
