@@ -37,6 +37,7 @@ HEALTH_TIMEOUT_S = 1.0
 START_TIMEOUT_S = 10.0
 COMPILE_TIMEOUT_S = 600.0
 FETCH_TIMEOUT_S = 120.0
+BUSY_RETRY_S = 120.0
 _UNIX_PATH_MAX = 107
 _CHANNEL_OPTIONS = [("grpc.max_send_message_length", 1 << 30),
                     ("grpc.max_receive_message_length", 1 << 30),
@@ -226,9 +227,26 @@ class DaemonClient:
         raise _map_error(error, what, self.address) from None
 
     def compile(self, model, options):
-        """Compile a ModelProto; returns the CompileReply. CompileError for a rejected graph."""
+        """Compile a ModelProto; returns the CompileReply. CompileError for a rejected graph.
+        A busy daemon (its compile queue or request budget full: RESOURCE_EXHAUSTED) is asked
+        again with backoff for up to BUSY_RETRY_S, as a cluster's clients share one server."""
         request = msjit_pb2.CompileRequest(model=model, options=options)
-        return self._call("Compile", lambda stub: stub.Compile(request, timeout=COMPILE_TIMEOUT_S))
+        deadline, pause = time.monotonic() + BUSY_RETRY_S, 0.05
+
+        def busy_aware(stub):
+            nonlocal pause
+            while True:
+                try:
+                    return stub.Compile(request, timeout=COMPILE_TIMEOUT_S)
+                except grpc.RpcError as e:
+                    if e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or time.monotonic() + pause > deadline \
+                            or "--compile-memory-mb" in (e.details() or ""):   # (a graph over it stays over it)
+                        raise
+                    logger.info("msjitd at %s is busy (%s); asking again in %.2f s", self.address, e.details(), pause)
+                    time.sleep(pause)
+                    pause = min(pause * 2, 2.0)
+
+        return self._call("Compile", busy_aware)
 
     def fetch_artifact(self, key):
         """The artifact bytes of a compiled key (streamed in chunks)."""

@@ -8,7 +8,7 @@ import grpc
 import numpy as np
 
 from mindir_models import chain, constant, request
-from msjit.proto import mindir_pb2
+from msjit.proto import mindir_pb2, msjit_pb2
 from support import msjitd_binary
 
 
@@ -46,3 +46,23 @@ def test_inflight_budget_below_the_request_limit_is_refused():
                            "--max-request-mb", "64", "--max-inflight-mb", "32"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "--max-inflight-mb must be at least --max-request-mb" in proc.stderr
+
+
+def test_the_python_client_waits_out_a_full_queue(make_daemon):
+    """Two clients, one worker and room for one graph: the second is refused (RESOURCE_EXHAUSTED)
+    while the first compiles, and msjit's client asks again until it gets in."""
+    from msjit import rpc
+    d = make_daemon("--jobs", "1", "--max-queue", "1").start()
+    replies = {}
+
+    def compile_as(name, m):
+        replies[name] = rpc.DaemonClient(d.address).compile(m, request(m).options)
+
+    first = threading.Thread(target=compile_as, args=("slow", chain(2500)))
+    first.start()
+    time.sleep(1.0)
+    compile_as("quick", chain(3, width=5))
+    first.join(300)
+    assert set(replies) == {"slow", "quick"}
+    stats = d.stub().Stats(msjit_pb2.StatsRequest())
+    assert stats.queue_rejections >= 1 and stats.compiles == 2
