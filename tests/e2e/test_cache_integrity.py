@@ -13,7 +13,7 @@ import time
 
 import grpc
 
-from hostile import alive, children, kill_leftovers, wait_for
+from hostile import alive, children, kill_leftovers
 from mindir_models import chain, mul_add, request
 from msjit.proto import msjit_pb2, msjit_pb2_grpc
 
