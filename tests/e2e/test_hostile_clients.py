@@ -144,6 +144,18 @@ def test_a_client_deadline_cancels_its_compile(make_daemon):
     assert stats(stub, "compiles")["compiles"] == 1   # the bystander's graph only: the chain never finished
 
 
+def test_a_client_giving_up_does_not_cancel_a_compile_another_waits_for(make_daemon):
+    d = make_daemon().start()
+    stub = d.stub()
+    with bystander(d):
+        patient = Call(stub, chain(SLOW))
+        busy_worker(d.proc.pid)
+        err = rpc_error(stub.Compile, request(chain(SLOW)), timeout=0.5)   # joins, then leaves
+        assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert patient.result().error is None, patient.error.details()
+    assert stats(stub, "compile_cancellations")["compile_cancellations"] == 0
+
+
 def test_compile_memory_limit_is_resource_exhausted(make_daemon):
     # 600 MiB: a worker compiling a small graph needs over 400 MiB of address space (the
     # libraries, thread stacks, malloc arenas), so the bystander's graph still compiles.
