@@ -198,10 +198,11 @@ class GraphImporter {
     }
   }
 
+  // A node without a source file gets no file:line (as nodeRef), rather than "-:0".
   mlir::Location locationOf(const mindir::NodeProto &node) {
-    return mlir::NameLoc::get(
-        builder_.getStringAttr(node.name()),
-        mlir::FileLineColLoc::get(&ctx_, node.location().file(), node.location().line(), 0));
+    mlir::StringAttr name = builder_.getStringAttr(node.name());
+    if (node.location().file().empty()) return mlir::NameLoc::get(name);
+    return mlir::NameLoc::get(name, mlir::FileLineColLoc::get(&ctx_, node.location().file(), node.location().line(), 0));
   }
 
   // Operands and attributes of `node` (a Grad node's body excepted) into `state`. Only the
