@@ -94,17 +94,10 @@ class GraphImporter {
   void checkResultTypes(const mindir::NodeProto &node, mlir::TypeRange types) {
     for (mlir::Type t : types) {
       auto ranked = t.dyn_cast<mlir::RankedTensorType>();
-      if (!ranked) fail(nodeRef(node) + ": result type " + typeString(t) + " is not a ranked tensor");
+      if (!ranked) fail(nodeRef(node) + ": a result is not a ranked tensor");
       if (std::string e = dimsError(ranked.getShape(), budget_.limits); !e.empty())
         fail(nodeRef(node) + ": result " + e);
     }
-  }
-
-  static std::string typeString(mlir::Type t) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << t;
-    return os.str();
   }
 
   void define(const std::string &name, mlir::Value value, const std::string &what) {

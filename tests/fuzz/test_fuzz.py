@@ -21,7 +21,7 @@ def fuzzer():
     """Builds the target; a machine without clang-16/libFuzzer fails here, saying so."""
     if shutil.which("clang++-16") is None:
         pytest.fail("clang++-16 is missing: `make deps` installs clang-16, libclang-rt-16-dev, libfuzzer-16-dev")
-    build = subprocess.run(["make", "-s", "fuzz"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    build = subprocess.run(["make", "-s", "-j2", "fuzz"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert build.returncode == 0, f"make fuzz failed:\n{build.stdout[-4000:]}\n{build.stderr[-4000:]}"
     assert os.access(FUZZER, os.X_OK)
     return FUZZER
