@@ -63,7 +63,7 @@ std::string dimsError(const Dims &dims, const ShapeLimits &limits) {
 
 inline std::string nodeCountError(int64_t nodes, const ShapeLimits &limits) {
   if (nodes <= limits.maxNodes) return "";
-  return "the model has more than " + std::to_string(limits.maxNodes) + " nodes (the limit)";
+  return "the model has more than " + std::to_string(limits.maxNodes) + " nodes (the limit, msjitd's --max-nodes)";
 }
 
 inline std::string graphDepthError(int depth, const ShapeLimits &limits) {

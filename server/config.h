@@ -21,7 +21,7 @@ struct Config {
   uint64_t max_inflight_bytes = 2048ull << 20;  // request bytes held at once, all clients together
   // Limits on untrusted work (compiles and executes run in worker processes).
   int compile_timeout_s = 300;       // per compile, wall clock; the client's deadline may cut it shorter
-  uint64_t compile_memory_mb = 8192; // address-space cap of a compile worker (RLIMIT_AS)
+  uint64_t compile_memory_mb = 8192; // data-segment cap of a compile worker (RLIMIT_DATA)
   int max_queue = 256;               // compiles queued or running; beyond: RESOURCE_EXHAUSTED
   int64_t max_nodes = 200000;        // nodes in one request, nested Grad bodies included
   int crash_retry_after_s = 60;      // a key that killed its worker fails fast this long

@@ -59,8 +59,10 @@ void setUp(const std::string &logFile, uint64_t memoryMb) {
   spdlog::set_default_logger(logger);
   spdlog::flush_on(spdlog::level::info);
   if (memoryMb > 0) {
+    // RLIMIT_DATA (heap and private writable mappings) is the memory a compile uses; RLIMIT_AS
+    // would also count the ~0.6 GiB of libraries and reservations an idle worker maps.
     rlimit limit{memoryMb << 20, memoryMb << 20};
-    if (::setrlimit(RLIMIT_AS, &limit) != 0) spdlog::warn("cannot limit memory to {} MiB", memoryMb);
+    if (::setrlimit(RLIMIT_DATA, &limit) != 0) spdlog::warn("cannot limit memory to {} MiB", memoryMb);
   }
   std::set_new_handler(outOfMemory);
   llvm::install_bad_alloc_error_handler([](void *, const char *, bool) { outOfMemory(); });

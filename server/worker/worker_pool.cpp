@@ -44,7 +44,7 @@ ReadEnd readUntil(int fd, google::protobuf::MessageLite &message, std::chrono::s
 
 std::string describeWaitStatus(int status) {
   if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitOutOfMemory) return "ran out of its memory limit";
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended with wait status " + std::to_string(status);

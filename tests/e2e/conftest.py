@@ -61,7 +61,11 @@ class Daemon:
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=60)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # never leave a daemon behind
+                self.proc.kill()
+                self.proc.wait()
         return self.proc.returncode
 
     def stub(self, credentials=None):

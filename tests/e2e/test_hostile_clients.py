@@ -157,8 +157,8 @@ def test_a_client_giving_up_does_not_cancel_a_compile_another_waits_for(make_dae
 
 
 def test_compile_memory_limit_is_resource_exhausted(make_daemon):
-    # 600 MiB: a worker compiling a small graph needs over 400 MiB of address space (the
-    # libraries, thread stacks, malloc arenas), so the bystander's graph still compiles.
+    # 600 MiB (RLIMIT_DATA): an idle worker already holds ~0.3 GiB of heap and library data,
+    # so the bystander's small graph still compiles and the 128 MiB constant cannot.
     d = make_daemon("--compile-memory-mb", "600").start()
     big = np.arange(32 << 20, dtype=np.float32).tobytes()   # a 128 MiB constant, copied several times
     with bystander(d):
