@@ -65,14 +65,14 @@ class Bystander(threading.Thread):
     """A second, well-behaved client on its own channel: compiles one small graph, then keeps
     asking for it (cache hits) until stopped, recording every failure."""
 
-    def __init__(self, address, dims=(5, 11), pause=0.02):
+    def __init__(self, daemon, dims=(5, 11), pause=0.02):
         super().__init__(daemon=True)
-        self.address, self.dims, self.pause = address, dims, pause
+        self.daemon, self.dims, self.pause = daemon, dims, pause
         self.calls, self.hits, self.errors = 0, 0, []
         self._stop_event = threading.Event()
 
     def run(self):
-        with grpc.insecure_channel(self.address) as channel:
+        with self.daemon.credentials.channel(self.daemon.address) as channel:   # (the daemon's own credentials)
             stub = msjit_pb2_grpc.MsjitStub(channel)
             while not self._stop_event.is_set():
                 try:
@@ -92,7 +92,7 @@ class Bystander(threading.Thread):
 def bystander(daemon, min_calls=3):
     """Runs a Bystander against `daemon` for the body; afterwards it must have seen no error and
     been served throughout, and the daemon must still be running."""
-    b = Bystander(daemon.address)
+    b = Bystander(daemon)
     b.start()
     wait_for(lambda: b.calls or b.errors, 60, "the bystander's first compile")
     try:

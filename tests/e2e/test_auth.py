@@ -12,6 +12,7 @@ import grpc
 import numpy as np
 import pytest
 
+from hostile import bystander
 from mindir_models import F32, mul_add, request
 from msjit.proto import mindir_pb2, msjit_pb2
 from msjit.rpc import NO_CREDENTIALS, Credentials, make_private_dir
@@ -91,42 +92,47 @@ def stats(stub):
 
 
 def test_token_required_on_every_msjit_call(make_daemon, pki):
-    d = make_daemon("--auth-token-file", pki["token"], listen=loopback()).start()  # health needs none
-    for token, message in ((None, "missing bearer token"), ("wrong", "wrong bearer token"),
-                           (TOKEN + "x", "wrong bearer token"), (TOKEN[:-1], "wrong bearer token")):
-        stub = d.stub(creds(token=token))
-        code, details = rpc_code(lambda: stats(stub))
-        assert code == grpc.StatusCode.UNAUTHENTICATED and details.startswith(message), details
-        code, _ = rpc_code(lambda: stub.Compile(request(mul_add()), timeout=60))
-        assert code == grpc.StatusCode.UNAUTHENTICATED
-        code, _ = rpc_code(lambda: next(stub.FetchArtifact(msjit_pb2.FetchArtifactRequest(key="0" * 64))))
-        assert code == grpc.StatusCode.UNAUTHENTICATED
-    stub = d.stub(creds(token=TOKEN))
+    d = make_daemon("--auth-token-file", pki["token"], listen=loopback(), credentials=creds(token=TOKEN)).start()
+    with bystander(d):  # a client with the token is served throughout
+        for token, message in ((None, "missing bearer token"), ("wrong", "wrong bearer token"),
+                               (TOKEN + "x", "wrong bearer token"), (TOKEN[:-1], "wrong bearer token")):
+            stub = d.stub(creds(token=token))
+            code, details = rpc_code(lambda: stats(stub))
+            assert code == grpc.StatusCode.UNAUTHENTICATED and details.startswith(message), details
+            code, _ = rpc_code(lambda: stub.Compile(request(mul_add()), timeout=60))
+            assert code == grpc.StatusCode.UNAUTHENTICATED
+            code, _ = rpc_code(lambda: next(stub.FetchArtifact(msjit_pb2.FetchArtifactRequest(key="0" * 64))))
+            assert code == grpc.StatusCode.UNAUTHENTICATED
+    stub = d.stub()
     reply = stub.Compile(request(mul_add()), timeout=60)
     assert len(reply.artifact_digest) == 64
     data = b"".join(c.data for c in stub.FetchArtifact(msjit_pb2.FetchArtifactRequest(key=reply.key)))
     assert len(data) == reply.artifact_size
-    assert stats(stub).compiles == 1  # the refused Compiles never reached the compiler
+    # The refused Compiles never reached the compiler: only the bystander's graph and ours did.
+    assert stats(stub).compiles == 2
+    assert stats(stub).auth_failures == 12
 
 
 def test_tls_refuses_plaintext_and_verifies_the_server(make_daemon, pki):
     d = make_daemon("--tls-cert", pki["server.pem"], "--tls-key", pki["server.key"], listen=loopback(),
                     credentials=creds(pki)).start()
-    assert rpc_code(lambda: stats(d.stub(NO_CREDENTIALS)))[0] == grpc.StatusCode.UNAVAILABLE
-    # A client trusting another CA does not accept the daemon's certificate.
-    assert rpc_code(lambda: stats(d.stub(creds(pki, ca="other_ca.pem"))))[0] == grpc.StatusCode.UNAVAILABLE
+    with bystander(d):
+        assert rpc_code(lambda: stats(d.stub(NO_CREDENTIALS)))[0] == grpc.StatusCode.UNAVAILABLE
+        # A client trusting another CA does not accept the daemon's certificate.
+        assert rpc_code(lambda: stats(d.stub(creds(pki, ca="other_ca.pem"))))[0] == grpc.StatusCode.UNAVAILABLE
     assert d.stub().Compile(request(mul_add()), timeout=60).artifact_size > 0
-    assert stats(d.stub(creds(pki, server_name="localhost"))).compiles == 1
+    assert stats(d.stub(creds(pki, server_name="localhost"))).compiles == 2  # the bystander's and ours
 
 
 def test_mutual_tls_needs_a_client_certificate_from_the_client_ca(make_daemon, pki):
     d = make_daemon("--tls-cert", pki["server.pem"], "--tls-key", pki["server.key"],
                     "--tls-client-ca", pki["ca.pem"], listen=loopback(), credentials=creds(pki, client="client"))
     d.start()
-    for refused in (creds(pki), creds(pki, client="other_client"), NO_CREDENTIALS):
-        assert rpc_code(lambda: stats(d.stub(refused)))[0] == grpc.StatusCode.UNAVAILABLE
+    with bystander(d):
+        for refused in (creds(pki), creds(pki, client="other_client"), NO_CREDENTIALS):
+            assert rpc_code(lambda: stats(d.stub(refused)))[0] == grpc.StatusCode.UNAVAILABLE
     assert d.stub().Compile(request(mul_add()), timeout=60).artifact_size > 0
-    assert stats(d.stub()).compiles == 1
+    assert stats(d.stub()).compiles == 2  # the bystander's and ours
 
 
 def run_daemon_expecting_exit(tmp_path, *args):
@@ -165,7 +171,8 @@ def test_execute_over_tcp_only_with_allow_execute(make_daemon, pki, allow):
     key = stub.Compile(request(mul_add()), timeout=60).key
     execute = lambda: stub.Execute(msjit_pb2.ExecuteRequest(key=key, inputs=mul_add_inputs()), timeout=60)
     if not allow:
-        code, details = rpc_code(execute)
+        with bystander(d):
+            code, details = rpc_code(execute)
         assert code == grpc.StatusCode.PERMISSION_DENIED, details
         assert "--allow-execute" in details
         return
