@@ -18,6 +18,22 @@ def msjitd_binary():
     pytest.fail("msjitd is not built: run `make build` or set MSJITD_BIN")
 
 
+def processes():
+    """(pid, state, parent pid, argv) of each process in /proc now; one that ends meanwhile, or is
+    not ours to read, is skipped."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        yield int(entry), fields[0], int(fields[1]), argv
+
+
 def marker_lines(path):
     """``line_of(marker)`` for the test file at ``path``: the number of the only line that ends
     with ``# <marker>`` (tests name the source line an error must point at this way)."""

@@ -8,9 +8,11 @@
 namespace msjit::server {
 namespace {
 
-bool writeAll(int fd, const char *data, size_t size) {
+// Moves all `size` bytes with `io` (::read or ::write), retrying short transfers and EINTR.
+template <typename Io, typename Buffer>
+bool transferAll(Io io, int fd, Buffer *data, size_t size) {
   while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
+    ssize_t n = io(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data += n;
@@ -19,16 +21,8 @@ bool writeAll(int fd, const char *data, size_t size) {
   return true;
 }
 
-bool readAll(int fd, char *data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
+bool writeAll(int fd, const char *data, size_t size) { return transferAll(::write, fd, data, size); }
+bool readAll(int fd, char *data, size_t size) { return transferAll(::read, fd, data, size); }
 
 uint64_t decodeLength(const char *bytes) {
   uint64_t length = 0;

@@ -13,6 +13,7 @@ import pytest
 
 from mindir_models import mul_add, request
 from msjit.proto import msjit_pb2, msjit_pb2_grpc
+from support import processes
 
 SERVICE = "/msjit.rpc.Msjit/"
 
@@ -118,18 +119,7 @@ def wait_for(condition, timeout, what):
 # Worker processes, seen through /proc.
 def children(pid):
     """Live (non-zombie) child processes of `pid`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry))
-    return sorted(found)
+    return sorted(child for child, state, parent, _ in processes() if parent == pid and state != "Z")
 
 
 def cpu_ticks(pid):

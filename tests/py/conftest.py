@@ -15,7 +15,7 @@ import pytest
 TESTS = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path[:0] = [p for p in (os.path.join(os.path.dirname(TESTS), "client_py"), TESTS) if p not in sys.path]
 
-from support import msjitd_binary  # noqa: E402
+from support import msjitd_binary, processes  # noqa: E402
 
 
 @pytest.fixture
@@ -48,16 +48,9 @@ class DaemonHome:
     def pids(self):
         """Pids of the live processes listening on this home's socket (``--listen ADDRESS``)."""
         found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    argv = f.read().decode(errors="replace").split("\0")
-            except OSError:
-                continue    # gone meanwhile, or not ours to read
-            if any(a == "--listen" and b == self.address for a, b in zip(argv, argv[1:])):
-                found.append(int(entry))   # a zombie has an empty cmdline: never counted
+        for pid, state, _, argv in processes():
+            if state != "Z" and any(a == "--listen" and b == self.address for a, b in zip(argv, argv[1:])):
+                found.append(pid)
         return sorted(found)
 
     def log(self):

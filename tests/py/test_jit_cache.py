@@ -173,7 +173,7 @@ def test_compile_errors_name_the_users_line(int32_constants, located_by):
         int32_constants()
     before = rpc.client().stats().compile_errors
     where = re.escape(f"{HERE}:{line}")
-    message = f"^node 'Mul_1' \\({where}\\): " if located_by == "daemon" else f"^{where}: node 'Mul_1' "
+    message = f"^node 'Mul_1' \\({where}\\): " if located_by == "daemon" else f"^{where}: node 'Mul_1'"
     with pytest.raises(msjit.CompileError, match=message + ".*Mul operands have different dtypes: f32 vs i32") as info:
         jit(reject_me)(t(3))
     assert info.value.node == "Mul_1" and info.value.location == (HERE, line)
