@@ -4,8 +4,10 @@ compiling and hitting the cache; it must see no error and the daemon must outliv
 import hashlib
 import os
 import pathlib
+import re
 import signal
 import stat
+import subprocess
 import threading
 import time
 
@@ -16,6 +18,7 @@ import pytest
 from hostile import (UNPARSEABLE, assert_status, busy_worker, bystander, children, raw_call, rpc_error,
                      stats, wait_for)
 from mindir_models import F32, chain, constant, model, mul_add, request
+from support import msjitd_binary
 from msjit.proto import health_pb2, health_pb2_grpc, mindir_pb2, msjit_pb2
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
@@ -119,6 +122,12 @@ def test_a_killed_worker_fails_that_request_only_and_is_replaced(make_daemon):
         assert time.monotonic() - start < 1.0, "the retry of a crashing key compiled again"
         assert again.code() == err.code() and again.details().startswith(err.details()), again.details()
     assert stats(stub, "worker_crashes", "remembered_failures") == {"worker_crashes": 1, "remembered_failures": 1}
+    # The message's reproducer is real: the saved request compiles without a daemon.
+    command = re.search(r"reproduce with: (msjit-worker --replay (\S+))", err.details())
+    assert command and os.path.exists(command.group(2)), err.details()
+    worker_binary = os.path.join(os.path.dirname(msjitd_binary()), "msjit-worker")
+    replay = subprocess.run([worker_binary, "--replay", command.group(2)], capture_output=True, text=True, timeout=300)
+    assert replay.returncode == 0 and replay.stdout.startswith("JOB_OK"), replay
 
 
 def test_compile_timeout_is_deadline_exceeded_naming_the_limit(make_daemon):
