@@ -31,7 +31,7 @@ std::string usage() {
          "  --max-inflight-mb N   request bytes held at once, all clients together, before\n"
          "                        RESOURCE_EXHAUSTED (default 2048)\n"
          "limits (compiles and executes run in supervised worker processes):\n"
-         "  --compile-timeout S   wall-clock limit of one compile (default 300)\n"
+         "  --compile-timeout S   wall-clock limit of one compile or Execute (default 300)\n"
          "  --compile-memory-mb N memory (heap and private mappings, RLIMIT_DATA) of a compile\n"
          "                        worker, >= 512 (default 8192; an idle worker holds ~0.3 GiB)\n"
          "  --max-queue N         compiles queued or running before RESOURCE_EXHAUSTED (default 256)\n"
