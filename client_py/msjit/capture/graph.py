@@ -5,6 +5,7 @@ Node names come from a counter and locations from the user's source, so capturin
 function with the same argument signature gives the same Graph every time.
 """
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Optional
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from ..core import Constant, ShapedArray, Tracer, activate, deactivate
 from ..parameter import Parameter
 from ..tensor import Tensor
+from .guards import AttributeView, CellView, Guards, compile_check, is_guardable, what_changed
 
 OUT, ARG, CONST = "out", "arg", "const"  # kinds of returned leaves, see Captured
 
@@ -69,8 +71,9 @@ class Captured:
     objects passed after the inputs (graph parameters, in order); ``updates`` are
     ``(Parameter, output index)`` pairs to write back after a run (e.g. BatchNorm statistics);
     ``folded`` are ``(Parameter, version)`` pairs baked in as constants (infer_boost="on").
-    ``globals_read`` are ``(namespace, name, value)`` of the Python-constant globals the capture
-    read: the graph assumed those values (see ``guard_holds``).
+    ``globals_read`` are the guards ``(view, key, value)`` of the Python state the capture read
+    (globals, closure cells, attributes, container items; see capture.guards): the graph assumed
+    those values (see ``guard_holds``).
     """
     graph: Graph
     tree: Any
@@ -83,60 +86,18 @@ class Captured:
 
     def guard_holds(self):
         """None while every assumption still holds, else what changed: a folded Parameter was
-        updated, or a global (closure variable, attribute) this graph read has another value now."""
+        updated, or a global (closure variable, attribute, container item) this graph read has
+        another value now. The common case (all hold) is one call of the compiled check."""
         for p, version in self.folded:
             if p._version != version:
                 return f"Parameter {p.name!r} (folded into the graph) was updated"
-        for namespace, name, value in self.globals_read:
-            now = namespace.get(name, _UNSET)
-            if not _same(now, value):
-                return (f"{getattr(namespace, 'kind', 'global')} {name!r} changed: {value!r} -> "
-                        f"{'<deleted>' if now is _UNSET else repr(now)}")
+        if self.globals_read and not self._guard_check():
+            return what_changed(self.globals_read) or "a guard could not be checked"
         return None
 
-
-_UNSET = object()
-
-
-class CellView:
-    """A closure cell seen as a namespace holding one name (for guards)."""
-    kind = "closure variable"
-    __slots__ = ("cell",)
-
-    def __init__(self, cell):
-        self.cell = cell
-
-    def get(self, name, default):
-        try:
-            return self.cell.cell_contents
-        except ValueError:
-            return default
-
-
-class AttributeView:
-    """An object's attributes seen as a namespace (for guards)."""
-    kind = "attribute"
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def get(self, name, default):
-        return getattr(self.obj, name, default)
-
-
-def _same(now, value):
-    """Python constants compare by type and value; any other object by identity."""
-    if _is_guardable(value):
-        return type(now) is type(value) and now == value
-    return now is value
-
-
-def _is_guardable(value):
-    """Python constants a graph can depend on by value: numbers, strings, None and tuples of them."""
-    if isinstance(value, tuple):
-        return all(_is_guardable(v) for v in value)
-    return value is None or type(value) in (bool, int, float, complex, str)
+    @cached_property
+    def _guard_check(self):
+        return compile_check(self.globals_read)
 
 
 def contains_tracer(v):
@@ -185,14 +146,23 @@ class GraphBuilder:
         self._param_values = {}     # id(Parameter) -> its current value under capture
         self._updates = {}          # id(Parameter) -> (Parameter, Tracer of its new value)
         self._folded = {}           # id(Parameter) -> (Parameter, version)
-        self._globals_read = {}     # (id(namespace), name) -> (namespace, name, value)
+        self._globals_read = Guards()   # shared with the builders of regions and Grad bodies
+
+    @property
+    def guards(self):
+        """Where capture records what it read (see capture.guards)."""
+        return self._globals_read
 
     def read_global(self, namespace, name, value, any_value=False):
         """A global read during capture; Python constants are assumed, so they are guarded (with
-        ``any_value``, other objects too, by identity). ``namespace`` is a dict or a view above."""
-        if any_value or _is_guardable(value):
-            key = (id(getattr(namespace, "cell", getattr(namespace, "obj", namespace))), name)
-            self._globals_read.setdefault(key, (namespace, name, value))
+        ``any_value``, other objects too, by identity). ``namespace`` is a dict, a CellView or an
+        AttributeView."""
+        if isinstance(namespace, CellView):
+            self._globals_read.read_closure(namespace.target, name, value)
+        elif isinstance(namespace, AttributeView):
+            self._globals_read.read_attr(namespace.target, name, value)
+        elif any_value or is_guardable(value):
+            self._globals_read.read_global(namespace, name, value)
 
     def current_location(self):
         return self.location
