@@ -16,9 +16,10 @@ Control flow (see control.py for the rules):
   and merge every variable they assign with ``ops.where`` (Select), so the predicate stays in the
   graph. Branches must be free of side effects; if one returns, both must.
 
-Globals and closure variables are read once, at capture. Globals holding Python constants
-(numbers, strings, None, tuples of them) are guarded: when one has changed, the next call
-recaptures and recompiles (as torch.compile does; MindSpore's ast mode would keep the old value). capture_mode="bytecode" also uses this interpreter for
+Globals and closure variables are read once, at capture, and guarded (see guards.py): constants by
+value, other objects by identity, and what the capture read from containers reached through them
+(items, lengths, keys, membership) and from objects' attributes. When one has changed, the next
+call recaptures and recompiles (as torch.compile does; MindSpore's ast mode would keep the old value). capture_mode="bytecode" also uses this interpreter for
 now; bytecode symbolic execution (graph breaks, guards on assumptions) is future work.
 """
 import ast
@@ -227,7 +228,7 @@ class _Interpreter:
         return self._block(node.body)
 
     def visit_For(self, node):
-        iterable = self._visit(node.iter)
+        iterable = self.builder.guards.read_iter(self._visit(node.iter))
         items = iter(rows(iterable) if type(iterable) is Tracer else iterable)
         count = 0
         for item in items:
@@ -243,7 +244,7 @@ class _Interpreter:
     def visit_While(self, node):
         count = 0
         while True:
-            test = self._visit(node.test)
+            test = self.builder.guards.read_truth(self._visit(node.test))
             if type(test) is Tracer:
                 raise self._unsupported(node, "'while' loop whose condition is a tensor value (it would "
                                         "need a loop in the graph; loop over a constant range instead)")
@@ -302,7 +303,7 @@ class _Interpreter:
 
     def _condition(self, value, node):
         """A Python truth value, or the 0-d bool predicate tensor of a tensor condition."""
-        return predicate(value) if type(value) is Tracer else bool(value)
+        return predicate(value) if type(value) is Tracer else bool(self.builder.guards.read_truth(value))
 
     # -- statements: return None, or _Return from a 'return' ------------------------------
     def visit_Expr(self, node):
@@ -347,7 +348,7 @@ class _Interpreter:
         elif isinstance(target, (ast.Tuple, ast.List)):
             if type(value) is Tracer:
                 raise self._unsupported(target, "unpacking a tensor")
-            values, elts = list(value), target.elts
+            values, elts = list(self.builder.guards.read_iter(value)), target.elts
             star = next((i for i, t in enumerate(elts) if isinstance(t, ast.Starred)), None)
             if star is None and len(values) != len(elts):
                 raise ValueError(f"{'too many' if len(values) > len(elts) else 'not enough'} values to "
@@ -412,13 +413,16 @@ class _Interpreter:
             raise UnboundLocalError(f"local variable {name!r} referenced before assignment")
         code = frame.fn.__code__
         if name in code.co_freevars:
+            cell = frame.fn.__closure__[code.co_freevars.index(name)]
             try:
-                return frame.fn.__closure__[code.co_freevars.index(name)].cell_contents
+                value = cell.cell_contents
             except ValueError:
                 raise NameError(f"free variable {name!r} referenced before assignment") from None
+            self.builder.guards.read_closure(cell, name, value)
+            return value
         if name in frame.fn.__globals__:
             value = frame.fn.__globals__[name]
-            self.builder.read_global(frame.fn.__globals__, name, value)
+            self.builder.guards.read_global(frame.fn.__globals__, name, value)
             return value
         if hasattr(builtins, name):
             return getattr(builtins, name)
@@ -429,12 +433,16 @@ class _Interpreter:
         if type(value) is Tracer and (node.attr.startswith("_") or not hasattr(Tensor, node.attr)
                                       or not hasattr(Tracer, node.attr)):
             raise self._unsupported(node, f"attribute '{node.attr}' of a tensor under capture")
-        return getattr(value, node.attr)
+        attr = getattr(value, node.attr)
+        self.builder.guards.read_attr(value, node.attr, attr)
+        return attr
 
     def visit_Subscript(self, node):
         value, index = self._visit(node.value), self._visit(node.slice)
         self._check_index(node, value, index)
-        return value[index]   # tensors index through ops.getitem
+        item = value[index]   # tensors index through ops.getitem
+        self.builder.guards.read_item(value, index, item)
+        return item
 
     def visit_Slice(self, node):
         return slice(*(None if x is None else self._visit(x) for x in (node.lower, node.upper, node.step)))
@@ -452,7 +460,7 @@ class _Interpreter:
         out = {}
         for k, v in zip(node.keys, node.values):
             if k is None:
-                out.update(self._visit(v))
+                out.update(self.builder.guards.read_whole(self._visit(v)))
             else:
                 out[self._visit(k)] = self._visit(v)
         return self.branches.created(out)
@@ -464,7 +472,7 @@ class _Interpreter:
                 value = self._visit(e.value)
                 if type(value) is Tracer:
                     raise self._unsupported(e, "unpacking a tensor")
-                out.extend(value)
+                out.extend(self.builder.guards.read_iter(value))
             else:
                 out.append(self._visit(e))
         return out
@@ -482,7 +490,7 @@ class _Interpreter:
 
     def visit_UnaryOp(self, node):
         symbol, fn = _UNARYOPS[type(node.op)]
-        value = self._visit(node.operand)
+        value = self.builder.guards.read_truth(self._visit(node.operand))
         if type(value) is Tracer and isinstance(node.op, ast.Not):
             return ops.logical_not(predicate(value))
         if type(value) is Tracer and not isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
@@ -499,7 +507,7 @@ class _Interpreter:
                 if not isinstance(op, _TENSOR_CMPOPS + (ast.Is, ast.IsNot)):
                     raise self._unsupported(node, "operator 'in' on a tensor")
                 return _CMPOPS[type(op)](left, right)   # elementwise: a bool tensor
-            result = _CMPOPS[type(op)](left, right)
+            result = self.builder.guards.read_compare(type(op).__name__, left, right, _CMPOPS[type(op)](left, right))
             if not result:
                 return result
             left = right
@@ -541,7 +549,7 @@ class _Interpreter:
         kwargs = {}
         for kw in node.keywords:
             if kw.arg is None:
-                kwargs.update(self._visit(kw.value))
+                kwargs.update(self.builder.guards.read_whole(self._visit(kw.value)))
             else:
                 kwargs[kw.arg] = self._visit(kw.value)
         return self._call(func, args, kwargs, node)
@@ -551,6 +559,7 @@ class _Interpreter:
         user functions are inlined; anything else is unsupported."""
         if not callable(func):
             raise TypeError(f"'{type(func).__name__}' object is not callable")
+        self.builder.guards.read_call(func, args, kwargs)
         if hasattr(func, "_msjit_source_fn"):  # another @jit function: inline its source
             return self.call(func, args, kwargs)
         if records_nodes(func):

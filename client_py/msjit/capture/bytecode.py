@@ -10,7 +10,8 @@ instruction runs on real tensors, and capture goes on after it. Calls of anythin
 effects: they run as they would in eager mode, and the call is then interpreted again each time.
 
 Guards: the call's signature (as for ast), and every global, closure variable and attribute of a
-plain object the capture read (constants by value, other objects by identity).
+plain object the capture read (constants by value, other objects by identity), and what it read
+from the containers it reached through them: items, lengths, keys, membership (see guards.py).
 """
 import builtins
 import dis
@@ -27,7 +28,7 @@ from .callables import (ITERATING, MUTATING_METHODS, callable_name, in_collectio
                         is_library, records_nodes)
 from ..core import Tracer
 from ..parameter import Parameter
-from .graph import AttributeView, CellView, contains_tracer
+from .graph import contains_tracer
 from .segments import SeqIter
 
 NULL = object()          # CPython's NULL stack entry (PUSH_NULL, LOAD_GLOBAL with the low bit)
@@ -232,6 +233,7 @@ class _Interpreter:
         """Record ops, interpret user code, run pure Python now; anything else is a side effect
         (run for real, after a graph break when it is given tensors under capture)."""
         func = _source_of(func)
+        self.session.builder.guards.read_call(func, args, kwargs)
         if records_nodes(func):
             return func(*args, **kwargs)
         if getattr(func, "_msjit_inline", None) is not None:     # an nn.Cell
@@ -346,7 +348,7 @@ class _Interpreter:
         except ValueError:
             raise NameError(f"free variable {ins.argval!r} referenced before assignment") from None
         if id(cell) not in self.created:       # a cell of an enclosing function outside this call
-            self.session.builder.read_global(CellView(cell), ins.argval, value, any_value=True)
+            self.session.builder.guards.read_closure(cell, ins.argval, value)
         f.stack.append(value)
 
     def op_STORE_DEREF(self, f, ins):
@@ -358,8 +360,7 @@ class _Interpreter:
         name, namespace = ins.argval, f.fn.__globals__
         if name in namespace:
             value = namespace[name]
-            if not isinstance(value, types.ModuleType):
-                self.session.builder.read_global(namespace, name, value, any_value=True)
+            self.session.builder.guards.read_global(namespace, name, value)
         elif hasattr(builtins, name):
             value = getattr(builtins, name)
         else:
@@ -382,10 +383,8 @@ class _Interpreter:
             if hasattr(Tensor, name):
                 raise self._need(f"attribute {name!r} of a tensor")
         value = getattr(obj, name)
-        if not isinstance(obj, (types.ModuleType, type, TensorMixin, types.FunctionType)) \
-                and getattr(obj, "_msjit_guard", None) is None and id(obj) not in self.created \
-                and not callable(value) and type(obj) not in (dict, list, tuple, set, str):
-            self.session.builder.read_global(AttributeView(obj), name, value, any_value=True)
+        if id(obj) not in self.created:
+            self.session.builder.guards.read_attr(obj, name, value)
         return value
 
     def op_LOAD_METHOD(self, f, ins):
@@ -416,7 +415,8 @@ class _Interpreter:
 
     def op_CALL_FUNCTION_EX(self, f, ins):
         kwargs = f.stack.pop() if ins.arg & 1 else {}
-        args, func = f.stack.pop(), f.stack.pop()
+        args, func = self.session.builder.guards.read_iter(f.stack.pop()), f.stack.pop()
+        self.session.builder.guards.read_whole(kwargs)
         if f.stack and f.stack[-1] is NULL:
             f.stack.pop()
         f.stack.append(self.call(func, list(args), dict(kwargs)))
@@ -443,7 +443,7 @@ class _Interpreter:
 
     def op_COMPARE_OP(self, f, ins):
         right, left = f.stack.pop(), f.stack.pop()
-        f.stack.append(_COMPARE[ins.argval](left, right))
+        f.stack.append(self.session.builder.guards.read_compare("Cmp", left, right, _COMPARE[ins.argval](left, right)))
 
     def op_IS_OP(self, f, ins):
         right, left = f.stack.pop(), f.stack.pop()
@@ -453,7 +453,8 @@ class _Interpreter:
         right, left = f.stack.pop(), f.stack.pop()
         if type(left) is Tracer or type(right) is Tracer:
             raise self._need("operator 'in' on a tensor")
-        f.stack.append((left in right) != bool(ins.arg))
+        f.stack.append(self.session.builder.guards.read_compare("NotIn" if ins.arg else "In", left, right,
+                                                               (left in right) != bool(ins.arg)))
 
     def op_UNARY_NEGATIVE(self, f, ins):
         f.stack.append(-f.stack.pop())
@@ -465,13 +466,15 @@ class _Interpreter:
         f.stack.append(~f.stack.pop())
 
     def op_UNARY_NOT(self, f, ins):
-        f.stack.append(not f.stack.pop())
+        f.stack.append(not self.session.builder.guards.read_truth(f.stack.pop()))
 
     def op_BINARY_SUBSCR(self, f, ins):
         index, value = f.stack.pop(), f.stack.pop()
         if contains_tracer(index) and not isinstance(value, TensorMixin):
             raise self._need("indexing a Python container with a tensor")
-        f.stack.append(value[index])
+        item = value[index]
+        self.session.builder.guards.read_item(value, index, item)
+        f.stack.append(item)
 
     def op_STORE_SUBSCR(self, f, ins):
         index, container, value = f.stack[-1], f.stack[-2], f.stack[-3]
@@ -537,14 +540,15 @@ class _Interpreter:
 
     def op_LIST_EXTEND(self, f, ins):
         value = f.stack.pop()
-        f.stack[-ins.arg].extend(list(SeqIter(value)) if type(value) is Tracer else value)
+        f.stack[-ins.arg].extend(list(SeqIter(value)) if type(value) is Tracer else
+                                 self.session.builder.guards.read_iter(value))
 
     def op_SET_UPDATE(self, f, ins):
         value = f.stack.pop()
         f.stack[-ins.arg].update(value)
 
     def op_DICT_UPDATE(self, f, ins):
-        value = f.stack.pop()
+        value = self.session.builder.guards.read_whole(f.stack.pop())
         f.stack[-ins.arg].update(value)
 
     op_DICT_MERGE = op_DICT_UPDATE
@@ -553,7 +557,7 @@ class _Interpreter:
         f.stack.append(tuple(f.stack.pop()))
 
     def op_UNPACK_SEQUENCE(self, f, ins):
-        value = f.stack.pop()
+        value = self.session.builder.guards.read_iter(f.stack.pop())
         items = list(SeqIter(value)) if type(value) is Tracer else list(value)
         if len(items) != ins.arg:
             raise ValueError(f"{'too many' if len(items) > ins.arg else 'not enough'} values to unpack "
@@ -562,7 +566,7 @@ class _Interpreter:
 
     def op_UNPACK_EX(self, f, ins):
         before, after = ins.arg & 0xFF, ins.arg >> 8
-        value = f.stack.pop()
+        value = self.session.builder.guards.read_iter(f.stack.pop())
         items = list(SeqIter(value)) if type(value) is Tracer else list(value)
         if len(items) < before + after:
             raise ValueError(f"not enough values to unpack (expected at least {before + after}, got {len(items)})")
@@ -571,7 +575,7 @@ class _Interpreter:
 
     # -- control flow -----------------------------------------------------------------------
     def _jump_if(self, f, ins, when):
-        return ins.argval if bool(f.stack.pop()) is when else None
+        return ins.argval if bool(self.session.builder.guards.read_truth(f.stack.pop())) is when else None
 
     def op_POP_JUMP_FORWARD_IF_TRUE(self, f, ins):
         return self._jump_if(f, ins, True)
@@ -592,12 +596,12 @@ class _Interpreter:
     op_POP_JUMP_BACKWARD_IF_NOT_NONE = op_POP_JUMP_FORWARD_IF_NOT_NONE
 
     def op_JUMP_IF_TRUE_OR_POP(self, f, ins):
-        if bool(f.stack[-1]):
+        if bool(self.session.builder.guards.read_truth(f.stack[-1])):
             return ins.argval
         f.stack.pop()
 
     def op_JUMP_IF_FALSE_OR_POP(self, f, ins):
-        if not bool(f.stack[-1]):
+        if not bool(self.session.builder.guards.read_truth(f.stack[-1])):
             return ins.argval
         f.stack.pop()
 
@@ -607,7 +611,7 @@ class _Interpreter:
     op_JUMP_BACKWARD = op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP_FORWARD
 
     def op_GET_ITER(self, f, ins):
-        value = f.stack.pop()
+        value = self.session.builder.guards.read_iter(f.stack.pop())
         if type(value) is Tracer or type(value) in (list, tuple):
             if type(value) is Tracer and not value.shape:
                 raise TypeError("iteration over a 0-d tensor")

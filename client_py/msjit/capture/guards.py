@@ -20,6 +20,7 @@ import types
 
 from ..mixin import TensorMixin
 from ..core import Tracer
+from .callables import in_collection, is_library
 
 UNSET = object()    # a name, attribute or key that is not there
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -237,20 +238,15 @@ class Guards:
 
     def read_attr(self, obj, name, value):
         """``obj.name``. Attributes of modules and classes are guarded when they hold constants or
-        containers; of other objects unless callable (bound methods are new objects each time).
-        A Cell's own attributes are guarded by its epoch (jit.py), but what they hold is tracked."""
-        if isinstance(obj, (TensorMixin, types.FunctionType)) or is_guardable(obj) or type(value) is Tracer:
+        containers; of other objects (Cells too: a jitted bound method does not key on the Cell)
+        unless callable (bound methods are new objects each time)."""
+        if isinstance(obj, (TensorMixin, types.FunctionType)) or is_guardable(obj) or type(value) is Tracer \
+                or type(obj) in _CONTAINERS + (str,):
             return
         if isinstance(obj, (types.ModuleType, type)):
             if is_guardable(value) or isinstance(value, _CONTAINERS):
                 self._guard(AttributeView(obj), name, value)
-            return
-        if getattr(obj, "_msjit_guard", None) is not None or type(obj) in _CONTAINERS + (str,):
-            if not callable(value):
-                label = self.label(obj)
-                self._track(value, f"{label}.{name}" if label else f"attribute {name!r}")
-            return
-        if not callable(value):
+        elif not callable(value):
             self._guard(AttributeView(obj, self.label(obj)), name, value)
 
     # reads of a tracked container's contents --------------------------------------------------
@@ -278,20 +274,32 @@ class Guards:
             self._add(LenView(container, label), None, len(container))
 
     def read_truth(self, value):
+        """``value`` is tested for truth (returned, for use in an expression)."""
         label = self.label(value)
         if label is not None and isinstance(value, _CONTAINERS):
             self._add(TruthView(value, label), None, bool(value))
+        return value
 
     def read_contains(self, container, item, result):
         label = self.label(container)
         if label is not None and isinstance(container, _CONTAINERS):
             self._add(ContainsView(container, label), item, bool(result))
 
+    def read_compare(self, kind, left, right, result):
+        """``left <kind> right`` gave ``result`` (kind: the ast class name, In, NotIn, Is, Eq...):
+        'in' looks at membership, 'is' at identity only, any other comparison at whole values."""
+        if kind in ("In", "NotIn"):
+            self.read_contains(right, left, bool(result) == (kind == "In"))
+        elif kind not in ("Is", "IsNot"):
+            self.read_args((left, right))
+        return result
+
     def read_iter(self, value):
-        """Iterating (or unpacking) ``value``: a sequence's length and items, a dict's or set's keys."""
+        """Iterating (or unpacking) ``value``: a sequence's length and items, a dict's or set's
+        keys. Returns ``value``."""
         label = self.label(value)
         if label is None or not isinstance(value, _CONTAINERS):
-            return
+            return value
         if isinstance(value, (list, tuple)):
             self._add(LenView(value, label), None, len(value))
             view = ItemView(value, label)
@@ -299,16 +307,15 @@ class Guards:
                 self._guard(view, i, item)
         else:
             self._add(KeysView(value, label), None, tuple(value))
+        return value
 
     def read_whole(self, value, _seen=None):
         """Code that may look at all of ``value`` (a builtin, a library function, ``==``):
-        every item of it, through nested tracked containers."""
+        every item of it, through nested tracked containers. Returns ``value``."""
         label = self.label(value)
-        if label is None or not isinstance(value, _CONTAINERS):
-            return
         seen = _seen if _seen is not None else set()
-        if id(value) in seen:
-            return
+        if label is None or not isinstance(value, _CONTAINERS) or id(value) in seen:
+            return value
         seen.add(id(value))
         self.read_iter(value)
         items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
@@ -318,6 +325,7 @@ class Guards:
                 self._guard(view, k, item)
         for item in items:
             self.read_whole(item, seen)
+        return value
 
     def read_args(self, args, kwargs=None):
         """Arguments handed to code capture does not interpret: it may read all of them."""
@@ -329,8 +337,13 @@ class Guards:
                 self.read_whole(a)
 
     def read_call(self, func, args, kwargs):
-        """A call capture runs as Python (a builtin, a container method, a library function)."""
-        if not self._tracked or func in _IDENTITY_ONLY:
+        """``func(*args, **kwargs)`` met by capture. User functions, jitted functions and Cells are
+        interpreted (their own reads are guarded); anything else (a builtin, a container method,
+        msjit, numpy) runs as Python and may read all of its arguments."""
+        target = getattr(func, "__func__", func)
+        if in_collection(func, _IDENTITY_ONLY) or hasattr(func, "_msjit_source_fn") \
+                or getattr(func, "_msjit_inline", None) is not None \
+                or isinstance(target, types.FunctionType) and not is_library(func):
             return
         owner = getattr(func, "__self__", None)
         if owner is not None and id(owner) in self._tracked and isinstance(owner, _CONTAINERS):
