@@ -37,13 +37,13 @@ import numpy as np
 from . import context, rpc, runtime, serialize
 from .capture.ast import capture_ast
 from .capture.bytecode import Uninterpretable, capture_bytecode
+from .capture.control import evaluate
 from .capture.graph import ARG, OUT, Captured, Graph, unflatten
 from .capture.segments import Session
 from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning, UnsupportedSyntaxError
 from .core import TAPES, current_builder
-from .ops.prims import PRIMITIVES
 from .tensor import Tensor
 
 logger = logging.getLogger(__name__)
@@ -134,19 +134,14 @@ class _EagerGraph:
     interpreted call goes on while msjitd is unavailable. Same ``run`` as an Executable."""
 
     def __init__(self, graph):
-        other = next((n for n in graph.nodes if n.op_type not in PRIMITIVES or n.outputs), None)
+        other = next((n for n in graph.nodes if n.op_type == "Grad"), None)
         if other is not None:   # (a Grad node: its body needs the compiler)
             raise DaemonError(f"msjitd is unavailable and {graph.name} holds {other.name}, which only a "
                               "compiled graph runs")
         self.graph = graph
 
     def run(self, arrays):
-        g = self.graph
-        values = dict(zip([name for name, _ in g.inputs + g.parameters], arrays))
-        for n in g.nodes:
-            values[n.name] = np.asarray(PRIMITIVES[n.op_type].impl(*(values[i] for i in n.inputs), **n.attrs),
-                                        n.aval.dtype.np)
-        return tuple(np.array(values[name]) for name, _ in g.outputs)   # (copies: never views of inputs)
+        return evaluate(self.graph, arrays)   # (If/While included: see capture.control)
 
 
 class JitFunction:

@@ -30,6 +30,7 @@ import linecache
 import operator
 import textwrap
 
+import numpy as np
 
 from .. import ops
 from ..errors import UnsupportedSyntaxError
@@ -37,7 +38,9 @@ from ..mixin import TensorMixin
 from ..tensor import Tensor
 from .callables import (ITERATING, STRUCTURAL, callable_name, in_collection as _in, is_constant_callable,
                         is_library, records_nodes, rows, structural_method)
-from .control import BREAK, CONTINUE, MAX_UNROLL, Branches, OneBranch, merge_values, predicate
+from . import control
+from .control import (BREAK, CONTINUE, ESCAPED, MAX_UNROLL, Branches, GraphLoop, OneBranch, assigned_names,
+                      contains_break, graph_while, merge_values, predicate)
 from ..core import Tracer
 from ..ops.index_update import updated
 from ..parameter import Parameter
@@ -152,6 +155,7 @@ class _Interpreter:
         self.builder = builder
         self.frame = None
         self.branches = Branches(self)   # capturing a branch of a condition on a tensor
+        self.loops = []                  # enclosing loops: a GraphLoop (a While node) or None (unrolled)
         builder.call_cell = self.call_cell   # Cells called from library code come back here
 
     def call_cell(self, cell, args, kwargs):
@@ -186,11 +190,26 @@ class _Interpreter:
         return returned.value if returned else None
 
     def _block(self, stmts):
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):
             returned = self._visit(stmt)
+            if returned is ESCAPED:    # a flag of the enclosing While was set: the rest runs only if not
+                return self._guarded(stmts[i + 1:])
             if returned is not None:
                 return returned
         return None
+
+    def _guarded(self, stmts):
+        """``if not (broke or continued): stmts`` in the innermost graph loop; returns ESCAPED."""
+        if not stmts:
+            return ESCAPED
+        escaped = self.loops[-1].escaped(self.frame.locals)
+        if escaped is False:
+            return self._block(stmts)
+        first = stmts[0]
+        guard = ast.If(test=ast.Constant(True), body=stmts, orelse=[], lineno=first.lineno,
+                       col_offset=first.col_offset)
+        self._tensor_if(guard, ops.logical_not(escaped))
+        return ESCAPED
 
     def _visit(self, node):
         """Evaluate ``node`` with the builder's location set to its line (for nodes and errors)."""
@@ -228,34 +247,130 @@ class _Interpreter:
         return self._block(node.body)
 
     def visit_For(self, node):
+        bounds = self._tensor_range(node.iter) if control.GRAPH_LOOPS else None
+        if bounds is not None:
+            return self._range_loop(node, *bounds)
         iterable = self.builder.guards.read_iter(self._visit(node.iter))
         items = iter(rows(iterable) if type(iterable) is Tracer else iterable)
         count = 0
-        for item in items:
-            count += 1
-            self._assign(node.target, item)
-            signal = self._loop_body(node, count)
-            if signal is BREAK:
-                return None
-            if signal is not None and signal is not CONTINUE:
-                return signal   # a return
+        self.loops.append(None)
+        try:
+            for item in items:
+                count += 1
+                self._assign(node.target, item)
+                signal = self._loop_body(node, count)
+                if signal is BREAK:
+                    return None
+                if signal is not None and signal is not CONTINUE:
+                    return signal   # a return
+        finally:
+            self.loops.pop()
         return self._block(node.orelse)
 
     def visit_While(self, node):
         count = 0
-        while True:
-            test = self.builder.guards.read_truth(self._visit(node.test))
-            if type(test) is Tracer:
-                raise self._unsupported(node, "'while' loop whose condition is a tensor value (it would "
-                                        "need a loop in the graph; loop over a constant range instead)")
-            if not test:
-                return self._block(node.orelse)
-            count += 1
-            signal = self._loop_body(node, count)
+        self.loops.append(None)
+        try:
+            while True:
+                test = self.builder.guards.read_truth(self._visit(node.test))
+                if type(test) is Tracer:
+                    if not control.GRAPH_LOOPS:
+                        raise self._unsupported(node, "'while' loop whose condition is a tensor value (it would "
+                                                "need a loop in the graph; loop over a constant range instead)")
+                    break
+                if not test:
+                    return self._block(node.orelse)
+                count += 1
+                signal = self._loop_body(node, count)
+                if signal is BREAK:
+                    return None
+                if signal is not None and signal is not CONTINUE:
+                    return signal
+        finally:
+            self.loops.pop()
+        # The condition is a tensor (from the first iteration, or once Python values made it one).
+        return self._graph_loop(node, assigned_names(node.body), lambda: self._visit(node.test), lambda: None)
+
+    def _tensor_range(self, iter_node):
+        """The (start, stop, step) of ``range(...)`` with a tensor argument, else None."""
+        if not (isinstance(iter_node, ast.Call) and not iter_node.keywords
+                and all(not isinstance(a, ast.Starred) for a in iter_node.args)):
+            return None
+        if self._visit(iter_node.func) is not range or not 1 <= len(iter_node.args) <= 3:
+            return None
+        args = [self._visit(a) for a in iter_node.args]
+        if not any(type(a) is Tracer for a in args):
+            return None
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        if type(step) is Tracer:
+            raise self._unsupported(iter_node, "'range' with a tensor step (its sign decides the loop's condition)")
+        for a in (start, stop):
+            if type(a) is Tracer and (a.shape != () or a.dtype.np.kind not in "iu"):
+                raise TypeError(f"range() takes integer scalars, got a {a.aval} tensor")
+        if step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        return start, stop, step
+
+    def _range_loop(self, node, start, stop, step):
+        """``for target in range(...)`` with a tensor bound: a While over a hidden counter."""
+        frame = self.frame
+        dtype = next(a.dtype for a in (start, stop) if type(a) is Tracer)
+        counter = f".range@{node.lineno}:{node.col_offset}"
+        frame.locals[counter] = start if type(start) is Tracer else Tensor(np.asarray(start, dtype.np))
+        names = assigned_names([node.target]) + assigned_names(node.body)
+        for n in assigned_names([node.target]):
+            frame.locals.setdefault(n, frame.locals[counter])   # (unbound in Python if it never runs)
+
+        def test():
+            i = frame.locals[counter]
+            return i < stop if step > 0 else i > stop
+
+        def advance():
+            i = frame.locals[counter]
+            self._assign(node.target, i)
+            frame.locals[counter] = i + step
+        try:
+            return self._graph_loop(node, [counter] + names, test, advance)
+        finally:
+            frame.locals.pop(counter, None)
+
+    def _graph_loop(self, node, names, test, start_iteration):
+        """A loop on a tensor value as one While node (see control.graph_while), then its 'else'."""
+        frame = self.frame
+        loop = GraphLoop(f"{node.lineno}:{node.col_offset}", contains_break(node.body))
+        if loop.broke:
+            frame.locals[loop.broke] = False
+            names = names + [loop.broke]
+
+        def cond():
+            value = test()
+            if loop.broke and type(value) is Tracer:
+                value = ops.logical_and(predicate(value), ops.logical_not(frame.locals[loop.broke]))
+            return value
+
+        def body():
+            frame.locals[loop.cont] = False
+            start_iteration()
+            signal = self._block(node.body)
             if signal is BREAK:
-                return None
-            if signal is not None and signal is not CONTINUE:
-                return signal
+                frame.locals[loop.broke] = True
+            elif isinstance(signal, _Return):
+                raise self._unsupported(node, f"'return' inside a {_describe(node)} on a tensor value")
+        self.loops.append(loop)
+        try:
+            graph_while(self, node, names, cond, body,
+                        lambda message: self._unsupported(node, f"a {_describe(node)} on a tensor value where "
+                                                          f"{message}"))
+        finally:
+            self.loops.pop()
+        if not node.orelse:
+            return None
+        if loop.broke:
+            broke = frame.locals.pop(loop.broke)
+            guard = ast.If(test=ast.Constant(True), body=node.orelse, orelse=[], lineno=node.orelse[0].lineno,
+                           col_offset=node.orelse[0].col_offset)
+            return self._tensor_if(guard, ops.logical_not(broke))
+        return self._block(node.orelse)
 
     def visit_Break(self, node):
         return BREAK
@@ -270,15 +385,22 @@ class _Interpreter:
         """Both branches of ``if cond:`` for a tensor ``cond``, merged with ops.where."""
         frame = self.frame
         before = frame.locals
-        outcomes = []
+        outcomes, escaped = [], False
         try:
             for body in (node.body, node.orelse):
                 frame.locals = dict(before)
                 with self.branches:
                     signal = self._block(body)
                 if signal is BREAK or signal is CONTINUE:
-                    raise self._unsupported(node, f"a condition on a tensor value with '{signal}' in a branch "
-                                            "(jit captures both branches)")
+                    loop = self.loops[-1] if self.loops else None
+                    if loop is None:
+                        raise self._unsupported(node, f"a condition on a tensor value with '{signal}' in a branch "
+                                                "(jit captures both branches)")
+                    frame.locals[loop.broke if signal is BREAK else loop.cont] = True
+                    signal = ESCAPED
+                if signal is ESCAPED:
+                    escaped = True
+                    signal = None
                 outcomes.append((signal, frame.locals))
         finally:
             frame.locals = before
@@ -299,7 +421,7 @@ class _Interpreter:
             else:
                 value = merge_values(cond, tv, ev, f"variable {name!r}", fail)
             before[name] = value
-        return None
+        return ESCAPED if escaped else None
 
     def _condition(self, value, node):
         """A Python truth value, or the 0-d bool predicate tensor of a tensor condition."""

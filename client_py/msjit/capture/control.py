@@ -9,12 +9,19 @@ answer when running the untaken branch changes nothing, so while a branch is cap
 ``Branches`` refuses side effects: Parameter writes (``builder.assign``), and in-place changes of
 Python containers that existed before the branch.
 """
+import ast
+import linecache
 import math
+
+import numpy as np
 
 from .. import dtype as D
 from .. import ops
+from ..core import ShapedArray, activate, deactivate
 from ..errors import UnsupportedSyntaxError
 from ..mixin import TensorMixin
+from ..ops.prims import PRIMITIVES
+from .graph import Captures, RegionBuilder
 
 MAX_UNROLL = 10_000     # iterations of one loop at capture, beyond which capture gives up
 
@@ -39,19 +46,23 @@ MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "s
 
 
 class OneBranch:
-    """The value of a variable assigned in only one branch of a condition on a tensor: an error
-    when read (which branch ran is only known when the graph runs)."""
+    """The value of a variable assigned in only one branch of a condition on a tensor (or only
+    inside a loop on a tensor): an error when read (which branch ran, or whether the loop ran,
+    is only known when the graph runs)."""
 
-    __slots__ = ("name", "file", "line", "text")
+    __slots__ = ("name", "file", "line", "text", "loop")
 
-    def __init__(self, name, file, line, text):
-        self.name, self.file, self.line, self.text = name, file, line, text
+    def __init__(self, name, file, line, text, loop=False):
+        self.name, self.file, self.line, self.text, self.loop = name, file, line, text, loop
 
     def error(self, used_line):
-        return UnsupportedSyntaxError(
-            self.file, self.line, f"a condition on a tensor value that assigns variable {self.name!r} in only "
-            f"one branch (it is used after the 'if', at line {used_line}; assign it in both branches)",
-            self.text)
+        if self.loop:
+            what = (f"a loop on a tensor value that assigns variable {self.name!r} only inside the loop (it is "
+                    f"used after the loop, at line {used_line}; assign it before the loop)")
+        else:
+            what = (f"a condition on a tensor value that assigns variable {self.name!r} in only one branch (it "
+                    f"is used after the 'if', at line {used_line}; assign it in both branches)")
+        return UnsupportedSyntaxError(self.file, self.line, what, self.text)
 
 
 def predicate(value):
@@ -154,3 +165,205 @@ class Branches:
 
     def mutates_inplace(self, value):
         return self.depth > 0 and isinstance(value, (list, dict, set)) and id(value) not in self._fresh_ids
+
+
+# ---- loops on a tensor value: one While node ------------------------------------------------------
+#
+# A ``while`` whose condition is a tensor (or a ``for`` over ``range`` with a tensor bound) cannot
+# be unrolled: it becomes one While node whose ``cond`` and ``body`` are regions (RegionBuilder).
+# The loop-carried values are the variables the body assigns that exist before the loop (tensors,
+# or Python numbers, which become tensors); everything else the regions read is passed through
+# unchanged as captures. ``break`` and ``continue`` under a tensor condition become carried boolean
+# flags, as autograph does: ``break`` sets ``.broke`` (the condition becomes ``cond and not
+# broke``), either flag guards the rest of the body (``if not (broke or continued): rest``).
+
+# Whether loops on a tensor value become While nodes (else they are refused, as before msjitd had
+# the op): on once the compiler in this tree lowers mindir.While.
+GRAPH_LOOPS = False
+
+ESCAPED = _Signal("escaped")    # a block set a loop's flag under a tensor condition: guard what follows
+_MAX_WIDEN = 3                  # re-captures of a loop whose Python-number variables become tensors
+
+
+class GraphLoop:
+    """The hidden flag variables of one loop captured as a While node (names no user can write)."""
+
+    __slots__ = ("broke", "cont")
+
+    def __init__(self, key, has_break):
+        self.broke = f".broke@{key}" if has_break else None
+        self.cont = f".continue@{key}"
+
+    def escaped(self, local_vars):
+        """``broke or continued`` now: False, or a 0-d bool tensor."""
+        flags = [local_vars.get(f, False) for f in (self.broke, self.cont) if f]
+        flags = [f for f in flags if f is not False]
+        out = False
+        for f in flags:
+            out = f if out is False else ops.logical_or(out, f)
+        return out
+
+
+def assigned_names(stmts):
+    """The variables ``stmts`` assign, in order of first appearance."""
+    return list(dict.fromkeys(n.id for s in stmts for n in ast.walk(s)
+                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)))
+
+
+def contains_break(stmts):
+    """Whether ``stmts`` break out of the loop they are the body of (not of a loop inside it)."""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, (ast.For, ast.While)):
+            if contains_break(s.orelse):
+                return True
+            continue
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if contains_break([c for c in ast.iter_child_nodes(s) if isinstance(c, ast.stmt)]):
+            return True
+    return False
+
+
+def _carriable(v):
+    return isinstance(v, TensorMixin) or _is_number(v)
+
+
+def _aval(v):
+    if isinstance(v, TensorMixin):
+        return ShapedArray(tuple(v.shape), v.dtype)
+    return ShapedArray.of(_number_array(v, None))
+
+
+def _number_array(v, aval):
+    """A Python number as a tensor: of ``aval`` when given, else as MindSpore types a scalar
+    (int64, float32, bool)."""
+    if aval is not None:
+        return np.full(aval.shape, v, aval.dtype.np)
+    return np.asarray(v, np.float32 if isinstance(v, float) else None)
+
+
+def _in_region(interp, region, names, avals, fn):
+    """Run ``fn()`` with the interpreter building ``region``, ``names`` bound to its carried inputs.
+    Returns (fn's result, the variables afterwards)."""
+    frame, saved_builder = interp.frame, interp.builder
+    saved_locals = frame.locals
+    frame.locals = dict(saved_locals)
+    frame.locals.update((n, region.carry(a)) for n, a in zip(names, avals))
+    interp.builder = region
+    activate(region)
+    try:
+        with interp.branches:   # (a region runs a data-dependent number of times: no Python side effects)
+            out = fn()
+        return out, frame.locals
+    finally:
+        deactivate(region)
+        interp.builder, frame.locals = saved_builder, saved_locals
+
+
+def graph_while(interp, node, names, test, body, fail):
+    """Capture a loop as one While node and bind its results in the interpreter's frame.
+
+    ``names``: the variables the loop may assign (carried when they hold a tensor or a number
+    before it); ``test()`` evaluates the condition, ``body()`` one iteration (both run once,
+    inside their region); ``fail(message)`` makes the exception for a loop that cannot be one
+    While. Variables the body assigns that do not exist before the loop are unbound after it.
+    """
+    frame, outer = interp.frame, interp.builder
+    start = dict(frame.locals)
+    carried = [n for n in names if _carriable(start.get(n))]
+    init = {n: start[n] for n in carried}
+    for attempt in range(_MAX_WIDEN + 1):
+        captures, avals = Captures(), [_aval(init[n]) for n in carried]
+        cond = RegionBuilder(f"{outer.name}_cond", outer, captures)
+        pred, _ = _in_region(interp, cond, carried, avals, lambda: _loop_predicate(test()))
+        region = RegionBuilder(f"{outer.name}_body", outer, captures)
+        _, after = _in_region(interp, region, carried, avals, body)
+        widened = False
+        for n, a in zip(carried, avals):
+            v = after[n]
+            if type(v) is OneBranch:
+                raise v.error(node.lineno)
+            if _is_number(v):
+                continue
+            if not isinstance(v, TensorMixin):
+                raise fail(f"variable {n!r} becomes a {_kind(v)} in the loop (a {_kind(init[n])} before it)")
+            if _aval(v) != a:
+                if not _is_number(start[n]) or attempt == _MAX_WIDEN:
+                    raise fail(f"variable {n!r} is a {_kind(init[n])} before an iteration and a {_kind(v)} "
+                               "after it (loop-carried values keep their shape and dtype)")
+                init[n], widened = _number_array(start[n], _aval(v)), True   # (0 then x-shaped: as Python's 0 + x)
+        if not widened:
+            break
+    for n in names:
+        if n not in carried and n in start and not _same_python_value(after.get(n), start[n]):
+            raise fail(f"variable {n!r} (a {_kind(start[n])}) changes in the loop (only tensors and numbers "
+                       "can change in a loop on a tensor value)")
+    body_outs = [after[n] if not _is_number(after[n]) else _number_array(after[n], a)
+                 for n, a in zip(carried, avals)]
+    body_outs += [region.passthrough(i) for i in range(len(captures.values))]
+    attrs = {"cond": cond.close([pred]), "body": region.close(body_outs)}
+    operands = [v if isinstance(v, TensorMixin) else _number_array(v, a) for v, a in zip(init.values(), avals)]
+    outs = outer.add_multi("While", operands + captures.values, attrs,
+                           avals + [v.aval for v in captures.values])
+    text = linecache.getline(frame.file, node.lineno)
+    for n in names:
+        if n in carried:
+            frame.locals[n] = outs[carried.index(n)]
+        elif n not in start and not n.startswith("."):
+            frame.locals[n] = OneBranch(n, frame.file, node.lineno, text, loop=True)
+
+
+def _loop_predicate(value):
+    if isinstance(value, TensorMixin):
+        return predicate(value)
+    return np.asarray(bool(value))
+
+
+def _same_python_value(now, before):
+    if now is before:
+        return True
+    try:
+        return type(now) is type(before) and bool(now == before)
+    except Exception:   # noqa: BLE001  (objects whose == is not a plain bool)
+        return False
+
+
+# ---- running a graph without the compiler ---------------------------------------------------------
+
+def evaluate(graph, arrays):
+    """Run ``graph`` node by node on the primitives' numpy kernels (as eager ops run), region ops
+    included: a While runs its ``body`` while its ``cond`` holds, an If only the branch taken.
+    ``arrays`` are the inputs then the parameters; returns the outputs (fresh arrays)."""
+    values = dict(zip([name for name, _ in graph.inputs + graph.parameters], arrays))
+    for n in graph.nodes:
+        operands = [values[i] for i in n.inputs]
+        if n.op_type == "While":
+            outs = _run_while(n, operands)
+        elif n.op_type == "If":
+            outs = evaluate(n.attrs["then_branch" if operands[0] else "else_branch"], operands[1:])
+        else:
+            outs = None
+        if outs is not None:
+            values.update(zip(n.outputs, outs))
+            continue
+        prim = PRIMITIVES.get(n.op_type)
+        if prim is None or n.outputs:   # (a Grad node: its body needs the compiler's autodiff)
+            raise NotImplementedError(f"{graph.name} holds {n.name}, which only a compiled graph runs")
+        values[n.name] = np.asarray(prim.impl(*operands, **n.attrs), n.aval.dtype.np)
+    return tuple(np.array(values[name]) for name, _ in graph.outputs)   # (copies: never views of inputs)
+
+
+def _run_while(node, carried):
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    count = 0
+    while evaluate(cond, carried)[0]:
+        count += 1
+        if count > MAX_EAGER_ITERATIONS:
+            raise RuntimeError(f"{node.name}: more than {MAX_EAGER_ITERATIONS} iterations")
+        carried = evaluate(body, carried)
+    return carried
+
+
+MAX_EAGER_ITERATIONS = 10_000_000   # a While run by ``evaluate`` (a runaway loop fails instead of hanging)

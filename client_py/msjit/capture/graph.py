@@ -45,13 +45,17 @@ class Graph:
         sig = ", ".join(f"{n}: {a}" for n, a in self.inputs + self.parameters)
         lines = [f"graph {self.name}({sig}) {{"]
         for n in self.nodes:
-            attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(n.attrs.items()) if k != "body")
+            regions = [(k, v) for k, v in sorted(n.attrs.items()) if isinstance(v, Graph)]
+            attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(n.attrs.items()) if not isinstance(v, Graph))
             loc = f"  # {n.location[0]}:{n.location[1]}" if n.location else ""
             head = ", ".join(f"{o}: {a}" for o, a in zip(n.outputs, n.aval)) if n.outputs else f"{n.name}: {n.aval}"
             lines.append(f"  {head} = {n.op_type}({', '.join(n.inputs)})"
                          f"{' {' + attrs + '}' if attrs else ''}{loc}")
-            if "body" in n.attrs:
-                lines.extend("    " + line for line in n.attrs["body"].as_text().splitlines())
+            for key, region in regions:   # (a Grad's body, a While's cond and body, an If's branches)
+                text = region.as_text().splitlines()
+                if key != "body" or n.op_type != "Grad":
+                    text[0] = f"{key}: {text[0]}"
+                lines.extend("    " + line for line in text)
         lines.append(f"  return {', '.join(n for n, _ in self.outputs)}")
         return "\n".join(lines + ["}"])
 
@@ -274,3 +278,79 @@ class GraphBuilder:
         return Captured(graph, tree, tuple(kinds), tuple(p for _, _, p in self.inputs),
                         tuple(p for _, p in self.parameters), tuple(updates), tuple(self._folded.values()),
                         tuple(self._globals_read.values()))
+
+
+class RegionBuilder(GraphBuilder):
+    """Builds one region (a While's ``cond`` or ``body``, an If's branch) inside ``outer``.
+
+    A region graph is closed: it has no parameters and reads nothing of the enclosing graph by
+    name. Its first inputs are the values the region op passes explicitly (``carried``); every
+    other tensor it reads from an enclosing capture (an outer Tracer, a Parameter) becomes a
+    *capture*: an extra input of the region op, shared by the sibling regions of the same op
+    (``captures``) so that all of them take the same inputs in the same order.
+    """
+
+    def __init__(self, name, outer, captures):
+        super().__init__(name)
+        self.outer = outer
+        self.captures = captures             # shared by the op's regions, see Captures
+        self.location = outer.location
+        self.call_cell = outer.call_cell
+        self._globals_read = outer._globals_read   # the enclosing graph assumes them too
+        self.carried = []
+        self._lifted = {}                    # capture index -> this region's Tracer
+
+    def current_location(self):
+        return self.location or self.outer.current_location()
+
+    def carry(self, aval):
+        """The next explicit input of the region."""
+        t = Tracer(self, f"v{len(self.carried)}", aval)
+        self.carried.append(t)
+        return t
+
+    def _captured(self, outer_value):
+        i = self.captures.index(outer_value)
+        t = self._lifted.get(i)
+        if t is None:
+            t = self._lifted[i] = Tracer(self, f"k{i}", outer_value.aval)
+        return t
+
+    def lift(self, x):
+        if type(x) is Tracer and x.builder is not self:
+            return self._captured(self.outer.lift(x))   # (the outermost lift raises for a stray tracer)
+        return super().lift(x)
+
+    def parameter(self, p):
+        t = self._param_values.get(id(p))
+        return t if t is not None else self._captured(self.outer.parameter(p))
+
+    def assign(self, p, value):
+        raise ValueError(f"assigning Parameter {p.name!r} inside a loop or branch on a tensor value")
+
+    def close(self, outputs):
+        """The region's Graph: inputs are the carried values then every capture of the op (all
+        of them, so sibling regions agree), outputs the given values (lifted into the region)."""
+        outs = [self.lift(v) for v in outputs]
+        inputs = [(t.name, t.aval) for t in self.carried]
+        inputs += [(f"k{i}", v.aval) for i, v in enumerate(self.captures.values)]
+        return Graph(self.name, tuple(inputs), tuple(self.nodes), tuple((t.name, t.aval) for t in outs))
+
+    def passthrough(self, i):
+        """Capture ``i`` as this region sees it (a While body returns its captures unchanged)."""
+        return self._captured(self.captures.values[i])
+
+
+class Captures:
+    """The outer values a region op's regions read, in first-use order (operands after the carried ones)."""
+
+    def __init__(self):
+        self.values = []
+        self._index = {}
+
+    def index(self, outer_value):
+        i = self._index.get(id(outer_value))
+        if i is None:   # (the list keeps the Tracer alive, so its id stays unique)
+            i = self._index[id(outer_value)] = len(self.values)
+            self.values.append(outer_value)
+        return i

@@ -1,0 +1,252 @@
+"""Loops on tensor values captured as one While node (issue 12): ``while`` on a tensor condition,
+``for`` over ``range`` with a tensor bound, ``break``/``continue`` under tensor conditions (carried
+flags), nested loops. Each function is checked against eager msjit and against itself run on numpy
+arrays, on random inputs that change how many iterations run; the graph is run by the graph
+evaluator (``control.evaluate``, what an interpreted piece runs while msjitd is gone)."""
+import os
+
+import numpy as np
+import pytest
+
+from msjit import Tensor, jit
+from msjit.capture import control
+from msjit.errors import UnsupportedSyntaxError
+from support import marker_lines
+
+HERE = os.path.abspath(__file__)
+line_of = marker_lines(HERE)
+RNG = np.random.default_rng(12)
+
+
+@pytest.fixture(autouse=True)
+def graph_loops(monkeypatch):
+    monkeypatch.setattr(control, "GRAPH_LOOPS", True)
+
+
+def f32(*shape, low=-1.0, high=3.0):
+    return RNG.uniform(low, high, shape).astype(np.float32)
+
+
+def i32(v):
+    return np.array(v, np.int32)
+
+
+# ---- the forms -------------------------------------------------------------------------------------
+
+def while_countdown(x):
+    n = 0
+    while x.sum() > 0:  # <countdown>
+        x = x - 1.0
+        n = n + 1
+    return x, n
+
+
+def for_tensor_bound(x, m):
+    s = 0.0
+    for i in range(m):
+        s = s + x * i
+    return s
+
+
+def for_start_stop_step(x, lo, hi):
+    acc = x
+    for i in range(lo, hi, 2):
+        acc = acc * 0.5 + i
+    return acc
+
+
+def while_break(x):
+    while x.sum() < 100.0:
+        if x.max() > 20.0:
+            break
+        x = x * 2.0
+    return x
+
+
+def for_continue(x, m):
+    acc = x * 0.0
+    for i in range(m):
+        if i % 2 == 0:
+            continue
+        acc = acc + x * i
+    return acc
+
+
+def break_and_continue(x, m):
+    acc = x
+    for i in range(m):
+        if acc.sum() > 50.0:
+            break
+        if i % 3 == 1:
+            continue
+        acc = acc + x * 1.5
+    return acc
+
+
+def nested_loops(x, m):
+    total = x * 0.0
+    for i in range(m):
+        j = i
+        while j > 0:
+            total = total + x
+            j = j - 1
+    return total
+
+
+def while_else(x):
+    y = x
+    while y.sum() < 30.0:
+        if y.min() > 5.0:
+            break
+        y = y + 1.0
+    else:
+        y = -y
+    return y
+
+
+def loop_in_tensor_if(x, m):
+    if x.sum() > 0:
+        for _ in range(m):
+            x = x * 1.5
+    else:
+        x = x - 1.0
+    return x
+
+
+def reads_outer_values(x, scale):
+    y = x * 0.0
+    k = 0
+    while k < 4:     # a Python counter: unrolled, and the tensor loop inside it reads x and scale
+        z = y
+        while z.sum() < scale.sum() * k:  # <outer-read>
+            z = z + x * scale
+        y = y + z
+        k += 1
+    return y
+
+
+def pos3():
+    return f32(3, low=0.1, high=2.0)
+
+
+def inputs(fn):
+    return {
+        while_countdown: [(f32(3, low=0.0, high=4.0),) for _ in range(3)] + [(-pos3(),)],
+        for_tensor_bound: [(f32(3), i32(n)) for n in (0, 1, 4, 7)],
+        for_start_stop_step: [(f32(3), i32(lo), i32(hi)) for lo, hi in ((0, 5), (-3, 6), (4, 2))],
+        while_break: [(pos3() * s,) for s in (0.1, 1.0, 10.0, 30.0)],
+        for_continue: [(f32(3), i32(n)) for n in (0, 3, 6)],
+        break_and_continue: [(pos3() * s, i32(n)) for s, n in ((1.0, 9), (5.0, 9), (0.1, 2))],
+        nested_loops: [(f32(3), i32(n)) for n in (0, 2, 5)],
+        while_else: [(f32(3, low=-1.0, high=1.0),), (f32(3, low=5.5, high=6.0),), (f32(3, low=9.0, high=12.0),)],
+        loop_in_tensor_if: [(pos3(), i32(3)), (-pos3(), i32(3)), (pos3(), i32(0))],
+        reads_outer_values: [(pos3(), pos3()), (pos3() * 3.0, pos3())],
+    }[fn]
+
+
+FORMS = [while_countdown, for_tensor_bound, for_start_stop_step, while_break, for_continue, break_and_continue,
+         nested_loops, while_else, loop_in_tensor_if, reads_outer_values]
+
+
+def as_numpy(v):
+    if isinstance(v, (tuple, list)):
+        return [as_numpy(x) for x in v]
+    return np.asarray(v.asnumpy() if isinstance(v, Tensor) else v)
+
+
+def check(got, want):
+    got, want = as_numpy(got), as_numpy(want)
+    if isinstance(want, list):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            check(g, w)
+        return
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def run_graph(captured, args):
+    """The captured graph run by the evaluator, rebuilt into the function's result."""
+    c = captured
+    outs = iter(control.evaluate(c.graph, [args[i] for i in c.tensor_args]))
+    leaves = [next(outs) if kind == "out" else args[v] if kind == "arg" else v for kind, v in c.leaves]
+    return leaves[0] if len(leaves) == 1 else leaves
+
+
+@pytest.mark.parametrize("fn", FORMS, ids=[f.__name__ for f in FORMS])
+def test_loop_is_one_while_node_and_matches_eager_and_numpy(fn):
+    jitted = jit(fn, fullgraph=True)
+    for args in inputs(fn):
+        captured = jitted.lower(*map(Tensor, args))
+        assert any(n.op_type == "While" for n in captured.graph.nodes)
+        want = fn(*args)                             # numpy
+        check(fn(*map(Tensor, args)), want)          # eager msjit
+        check(run_graph(captured, args), want)       # the graph
+
+
+def test_the_regions_are_closed_graphs_with_the_agreed_signature():
+    graph = jit(reads_outer_values, fullgraph=True).lower(Tensor(pos3()), Tensor(pos3())).graph
+    loops = [n for n in graph.nodes if n.op_type == "While"]
+    assert len(loops) == 4   # the Python loop is unrolled: one While per iteration
+    for n in loops:
+        cond, body = n.attrs["cond"], n.attrs["body"]
+        assert not cond.parameters and not body.parameters
+        assert [a for _, a in cond.inputs] == [a for _, a in body.inputs] == [a for _, a in body.outputs] == list(n.aval)
+        assert len(n.inputs) == len(n.outputs) == len(body.inputs)
+        assert [str(a) for _, a in cond.outputs] == ["bool_[]"]
+        assert n.location == (HERE, line_of("outer-read"))
+
+
+def test_graph_text_shows_the_regions_under_their_node():
+    text = jit(while_break, fullgraph=True).lower(Tensor(pos3())).graph.as_text()
+    assert "= While(" in text and "    cond: graph" in text and "    body: graph" in text
+
+
+def widening_counter(x):
+    n = 0
+    while x.sum() > 0:
+        x = x - 1.0
+        n = n + 0.5      # an int before the loop, a float in it: carried as float32 from the start
+    return n
+
+
+def changes_shape(x):
+    while x.sum() > 0:  # <shape-change>
+        x = x[1:]
+    return x
+
+
+def used_after_only_inside(x):
+    while x.sum() > 0:  # <loop-local>
+        y = x
+        x = x - 1.0
+    return y
+
+
+def changes_a_list(x):
+    seen = []
+    while x.sum() > 0:
+        seen.append(x)  # <loop-append>
+        x = x - 1.0
+    return x
+
+
+def test_a_python_number_widens_to_the_tensor_the_loop_makes_it():
+    x = pos3()
+    captured = jit(widening_counter, fullgraph=True).lower(Tensor(x))
+    check(run_graph(captured, (x,)), widening_counter(x))
+
+
+@pytest.mark.parametrize("fn, marker, what", [
+    (changes_shape, "shape-change", "a 'while' loop on a tensor value where variable 'x' is a float32\\[3\\] tensor before an iteration and a float32\\[2\\]"),
+    (used_after_only_inside, "loop-local", "a loop on a tensor value that assigns variable 'y' only inside the loop"),
+    (changes_a_list, "loop-append", "call to list.append on a container from outside"),
+])
+def test_loops_that_cannot_be_one_while_name_their_line(fn, marker, what):
+    with pytest.raises(UnsupportedSyntaxError, match=f"^{HERE}:{line_of(marker)}: {what}"):
+        jit(fn, fullgraph=True).lower(Tensor(pos3()))
+
+
+def test_without_graph_loops_a_tensor_while_is_refused(monkeypatch):
+    monkeypatch.setattr(control, "GRAPH_LOOPS", False)
+    with pytest.raises(UnsupportedSyntaxError, match="'while' loop whose condition is a tensor value"):
+        jit(while_countdown, fullgraph=True).lower(Tensor(pos3()))
