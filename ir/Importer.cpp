@@ -36,35 +36,61 @@ struct ImportBudget {
 
 class GraphImporter {
  public:
-  // `depth`: 0 for the main graph, n for a Grad body nested n deep.
+  // `depth`: 0 for the main graph, n for a graph nested n deep (Grad body, If
+  // branch, While cond/body); `owner`: what holds it ("a Grad node").
   GraphImporter(mlir::MLIRContext &ctx, mlir::ModuleOp module, const mindir::GraphProto &graph,
-                ImportBudget &budget, int depth)
-      : ctx_(ctx), module_(module), graph_(graph), builder_(&ctx), budget_(budget), depth_(depth) {}
+                ImportBudget &budget, int depth, std::string owner = "")
+      : ctx_(ctx), module_(module), graph_(graph), builder_(&ctx), budget_(budget), depth_(depth),
+        owner_(std::move(owner)) {}
 
   // The graph as `func.func @name`: public `main` (with a C interface), or a
   // private Grad body, which takes no parameters.
   mlir::func::FuncOp run(const std::string &name, bool isMain) {
-    budget_.nodes += graph_.node_size();
-    if (std::string e = nodeCountError(budget_.nodes, budget_.limits); !e.empty()) fail(e);
     llvm::SmallVector<mlir::Type> argTypes;
-    std::vector<const mindir::ValueInfoProto *> args;
-    for (const auto &v : graph_.input()) args.push_back(&v);
-    if (!isMain && graph_.parameter_size() > 0)
-      fail("the body of a Grad node lists parameters; pass them as body inputs");
-    for (const auto &v : graph_.parameter()) args.push_back(&v);
-    for (const auto *v : args) argTypes.push_back(tensorType(v->dtype(), v->dims(), "graph input '" + v->name() + "'"));
-
+    std::vector<const mindir::ValueInfoProto *> args = graphArgs(isMain, argTypes);
     builder_.setInsertionPointToEnd(module_.getBody());
     auto func = builder_.create<mlir::func::FuncOp>(
         builder_.getUnknownLoc(), name, builder_.getFunctionType(argTypes, {}));
     if (isMain) func->setAttr("llvm.emit_c_interface", builder_.getUnitAttr());
     else func.setPrivate();
-    mlir::Block *entry = func.addEntryBlock();
-    for (size_t i = 0; i < args.size(); ++i) define(args[i]->name(), entry->getArgument(i), "graph input");
+    llvm::SmallVector<mlir::Value> results = importInto(func.addEntryBlock(), args);
+    builder_.create<mlir::func::ReturnOp>(builder_.getUnknownLoc(), results);
+    func.setFunctionType(builder_.getFunctionType(argTypes, mlir::ValueRange(results).getTypes()));
+    return func;
+  }
 
+  // The graph as the single block of `region` (an If branch, a While cond or
+  // body), ending in mindir.Yield; its inputs are the block's arguments.
+  void runInRegion(mlir::Region &region) {
+    llvm::SmallVector<mlir::Type> argTypes;
+    std::vector<const mindir::ValueInfoProto *> args = graphArgs(/*isMain=*/false, argTypes);
+    mlir::Block *block = new mlir::Block();
+    region.push_back(block);
+    for (mlir::Type t : argTypes) block->addArgument(t, builder_.getUnknownLoc());
+    llvm::SmallVector<mlir::Value> results = importInto(block, args);
+    builder_.create<mlir::mindir::YieldOp>(builder_.getUnknownLoc(), results);
+  }
+
+ private:
+  // The graph's inputs (then, for main, its parameters) and their types. A
+  // nested graph (Grad body, If branch, While cond/body) lists no parameters.
+  std::vector<const mindir::ValueInfoProto *> graphArgs(bool isMain, llvm::SmallVectorImpl<mlir::Type> &types) {
+    budget_.nodes += graph_.node_size();
+    if (std::string e = nodeCountError(budget_.nodes, budget_.limits); !e.empty()) fail(e);
+    std::vector<const mindir::ValueInfoProto *> args;
+    for (const auto &v : graph_.input()) args.push_back(&v);
+    if (!isMain && graph_.parameter_size() > 0)
+      fail("the body of " + owner_ + " lists parameters; pass them as body inputs");
+    for (const auto &v : graph_.parameter()) args.push_back(&v);
+    for (const auto *v : args) types.push_back(tensorType(v->dtype(), v->dims(), "graph input '" + v->name() + "'"));
+    return args;
+  }
+
+  // Imports the nodes into `entry` (whose arguments are `args`); returns the graph outputs.
+  llvm::SmallVector<mlir::Value> importInto(mlir::Block *entry, const std::vector<const mindir::ValueInfoProto *> &args) {
+    for (size_t i = 0; i < args.size(); ++i) define(args[i]->name(), entry->getArgument(i), "graph input");
     builder_.setInsertionPointToEnd(entry);
     for (int index : topologicalOrder()) importNode(graph_.node(index));
-
     llvm::SmallVector<mlir::Value> results;
     if (graph_.output_size() == 0) fail("graph has no outputs");
     for (const auto &out : graph_.output()) {
@@ -72,12 +98,9 @@ class GraphImporter {
       if (it == values_.end()) fail("graph output '" + out.name() + "' is not produced by any node");
       results.push_back(it->second);
     }
-    builder_.create<mlir::func::ReturnOp>(builder_.getUnknownLoc(), results);
-    func.setFunctionType(builder_.getFunctionType(argTypes, mlir::ValueRange(results).getTypes()));
-    return func;
+    return results;
   }
 
- private:
   [[noreturn]] void fail(const std::string &message) { throw ImportError{message}; }
 
   // `what` names the value in messages: "graph input 'x'", "node ... tensor attribute 'value'".
@@ -207,8 +230,9 @@ class GraphImporter {
       if (a.name().empty() || state.attributes.get(a.name()))
         fail(nodeRef(node) + ": attribute names must be non-empty and unique");
       if (a.value_case() == mindir::AttributeProto::kG) {
-        if (node.op_type() != "Grad" || a.name() != "body")
-          fail(nodeRef(node) + ": only a Grad node's 'body' attribute may hold a graph");
+        if (!isGraphAttribute(node.op_type(), a.name()))
+          fail(nodeRef(node) + ": only Grad 'body', If 'then_branch'/'else_branch' and While 'cond'/'body' "
+                               "attributes may hold a graph");
         continue;
       }
       if (!llvm::is_contained(declared, builder_.getStringAttr(a.name())))
@@ -219,6 +243,8 @@ class GraphImporter {
 
   void importNode(const mindir::NodeProto &node) {
     if (node.op_type() == "Grad") return importGrad(node);
+    if (node.op_type() == "If") return importRegionOp(node, {"then_branch", "else_branch"});
+    if (node.op_type() == "While") return importRegionOp(node, {"cond", "body"});
     std::string opName = "mindir." + node.op_type();
     auto registered = mlir::RegisteredOperationName::lookup(opName, &ctx_);
     if (!registered) fail(nodeRef(node) + ": unknown op '" + node.op_type() + "'");
@@ -253,7 +279,7 @@ class GraphImporter {
     mlir::func::FuncOp callee;
     {
       mlir::OpBuilder::InsertionGuard guard(builder_);
-      callee = GraphImporter(ctx_, module_, *body, budget_, depth_ + 1).run(name, /*isMain=*/false);
+      callee = GraphImporter(ctx_, module_, *body, budget_, depth_ + 1, "a Grad node").run(name, /*isMain=*/false);
     }
     mlir::OperationState state(locationOf(node), mlir::mindir::GradOp::getOperationName());
     addOperandsAndAttributes(node, state);
@@ -275,12 +301,49 @@ class GraphImporter {
     for (int i = 0; i < node.output_size(); ++i) define(node.output(i), op->getResult(i), nodeRef(node));
   }
 
+  // An If or While node: each graph attribute in `regions` (in the op's region
+  // order) becomes one of its regions, inline. Result types are the graphs'
+  // (If: the then_branch's; While: the carried values'); the op is verified at
+  // once so a mismatch is reported here, at this node.
+  void importRegionOp(const mindir::NodeProto &node, std::initializer_list<const char *> regions) {
+    if (std::string e = graphDepthError(depth_ + 1, budget_.limits); !e.empty()) fail(nodeRef(node) + ": " + e);
+    mlir::OperationState state(locationOf(node), "mindir." + node.op_type());
+    addOperandsAndAttributes(node, state);
+    for (const char *name : regions) {
+      const mindir::GraphProto *graph = nullptr;
+      for (const auto &a : node.attribute())
+        if (a.name() == name && a.value_case() == mindir::AttributeProto::kG) graph = &a.g();
+      if (!graph) fail(nodeRef(node) + ": " + node.op_type() + " needs a '" + name + "' graph attribute");
+      mlir::OpBuilder::InsertionGuard guard(builder_);
+      GraphImporter(ctx_, module_, *graph, budget_, depth_ + 1,
+                    (node.op_type() == "If" ? "an If node" : "a While node")).runInRegion(*state.addRegion());
+    }
+    if (node.op_type() == "If") {
+      auto *yield = state.regions[0]->front().getTerminator();
+      state.types.assign(yield->getOperandTypes().begin(), yield->getOperandTypes().end());
+    } else {
+      for (mlir::Value v : state.operands) state.types.push_back(v.getType());
+    }
+    if (node.output_size() != static_cast<int>(state.types.size()))
+      fail(nodeRef(node) + ": " + node.op_type() + " produces " + std::to_string(state.types.size()) +
+           " outputs, node lists " + std::to_string(node.output_size()));
+    mlir::Operation *op = builder_.create(state);
+    if (mlir::failed(mlir::verify(op))) throw ImportError{};  // the verifier's diagnostic names the node
+    for (int i = 0; i < node.output_size(); ++i) define(node.output(i), op->getResult(i), nodeRef(node));
+  }
+
+  static bool isGraphAttribute(const std::string &op, const std::string &name) {
+    return (op == "Grad" && name == "body") || (op == "If" && (name == "then_branch" || name == "else_branch")) ||
+           (op == "While" && (name == "cond" || name == "body"));
+  }
+
   mlir::MLIRContext &ctx_;
   mlir::ModuleOp module_;
   const mindir::GraphProto &graph_;
   mlir::OpBuilder builder_;
   ImportBudget &budget_;
   int depth_;
+  std::string owner_;
   llvm::StringMap<mlir::Value> values_;
 };
 

@@ -287,6 +287,51 @@ def Mindir_GradOp : Op<Mindir_Dialect, "Grad",
   let assemblyFormat = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)";
 }
 
+// Control flow (issue 12). Region ops mirror the wire format: each branch,
+// cond or body graph is one block whose arguments are the graph's inputs and
+// whose mindir.Yield returns its outputs. Regions are isolated from above
+// (graphs see only their inputs, as on the wire), so a region can be cloned
+// into a function or another op as is (the If adjoint does).
+
+def Mindir_YieldOp : Op<Mindir_Dialect, "Yield",
+                        [Pure, Terminator, ParentOneOf<["IfOp", "WhileOp"]>]> {
+  let summary = "the outputs of an If branch or a While cond/body";
+  let arguments = (ins Variadic<Mindir_Tensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Mindir_IfOp : Op<Mindir_Dialect, "If", [RecursiveMemoryEffects, IsolatedFromAbove]> {
+  let summary = "run then_branch or else_branch on `inputs`, as the scalar `pred` says";
+  let description = [{
+    Exactly one branch runs (lowered to scf.if), so an untaken branch that
+    would fault (an out-of-range Gather) is harmless. Both branches take
+    block arguments of the inputs' types and yield the op's result types.
+  }];
+  let arguments = (ins Mindir_BoolTensor:$pred, Variadic<Mindir_Tensor>:$inputs);
+  let results = (outs Variadic<Mindir_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$then_branch, SizedRegion<1>:$else_branch);
+  let assemblyFormat = [{
+    $pred `,` `(` $inputs `)` attr-dict `:` functional-type(operands, results)
+    `then` $then_branch `else` $else_branch
+  }];
+  let hasVerifier = 1;
+}
+
+def Mindir_WhileOp : Op<Mindir_Dialect, "While", [RecursiveMemoryEffects, IsolatedFromAbove]> {
+  let summary = "while cond(v): v = body(v), from v = `inputs`; returns the final v";
+  let description = [{
+    `cond` yields a bool scalar, `body` yields new values of the carried
+    types (static shapes: loop-invariant). Lowered to scf.while.
+  }];
+  let arguments = (ins Variadic<Mindir_Tensor>:$inputs);
+  let results = (outs Variadic<Mindir_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type(operands, results) `cond` $cond `do` $body
+  }];
+  let hasVerifier = 1;
+}
+
 def Mindir_CastOp : Mindir_Op<"Cast", [Differentiable]> {
   let summary = "convert elements to dtype `to` (numpy astype semantics)";
   let arguments = (ins Mindir_Tensor:$operand, TypeAttr:$to);

@@ -18,6 +18,7 @@ def ConvertMindirToLinalg : Pass<"convert-mindir-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect",
     "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",
   ];
 }

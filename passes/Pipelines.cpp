@@ -3,6 +3,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,6 +77,8 @@ void buildBufferizePipeline(mlir::OpPassManager &pm, const PipelineOptions &) {
   pm.addNestedPass<mlir::func::FuncOp>(createLowerStridedCopies());
   // Free the temporaries bufferization allocated.
   pm.addNestedPass<mlir::func::FuncOp>(mlir::bufferization::createBufferDeallocationPass());
+  // Deallocation clones buffers that flow through scf.if/scf.while (If/While): into alloc + copy.
+  pm.addPass(mlir::createBufferizationToMemRefPass());
   // linalg -> affine loops -> scf -> cf.
   pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertLinalgToAffineLoopsPass());
   pm.addPass(mlir::createLowerAffinePass());
@@ -105,6 +109,7 @@ void registerPipelineDependencies(mlir::DialectRegistry &registry) {
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);  // If/While lower to scf.if/scf.while
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
   registerVendorKernelModels(registry);
 }

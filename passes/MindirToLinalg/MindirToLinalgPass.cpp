@@ -1,6 +1,7 @@
 //===- MindirToLinalgPass.cpp - convert-mindir-to-linalg ------------------===//
 #include "ir/MindirOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "passes/MindirToLinalg/Patterns.h"
 #include "passes/Passes.h"
@@ -24,12 +25,13 @@ struct ConvertMindirToLinalg : impl::ConvertMindirToLinalgBase<ConvertMindirToLi
         [](mlir::Operation *op) { return usesVendorKernel(op); });
     target.addLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
                            mlir::math::MathDialect, mlir::tensor::TensorDialect,
-                           mlir::func::FuncDialect>();
+                           mlir::func::FuncDialect, mlir::scf::SCFDialect>();
     mlir::RewritePatternSet patterns(ctx);
     populateElementwisePatterns(patterns);
     populateLinearPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
+    populateControlFlowPatterns(patterns);
     if (mlir::failed(mlir::applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

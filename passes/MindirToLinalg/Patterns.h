@@ -14,6 +14,8 @@ void populateLinearPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 // Reshape, Transpose, BroadcastTo, Tile, StridedSlice, Concat, Gather, Triu, Tril, Constant.
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
+// If -> scf.if, While -> scf.while (their regions move along).
+void populateControlFlowPatterns(mlir::RewritePatternSet &patterns);
 
 }  // namespace msjit::passes
 

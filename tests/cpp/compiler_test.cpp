@@ -226,3 +226,148 @@ TEST_CASE("vendor kernels: grouped strided conv, pools and transposed matmul", "
     msrt_unload(exe);
   }
 }
+
+// ---- Control flow: If / While regions (issue 12) ----
+
+namespace {
+
+using msjit::testing::setGraph;
+using msjit::testing::setOutputs;
+using msjit::testing::setTensor;
+
+// A graph taking (name, dims, dtype) inputs: the body of a branch, cond or loop.
+ModelBuilder graphOf(std::initializer_list<std::pair<std::string, std::vector<int64_t>>> inputs,
+                     std::initializer_list<mindir::DataType> dtypes) {
+  ModelBuilder g;
+  auto dtype = dtypes.begin();
+  for (const auto &[name, dims] : inputs) g.input(name, dims, *dtype++);
+  return g;
+}
+
+mindir::NodeProto &i64Constant(ModelBuilder &g, const std::string &name, int64_t value) {
+  auto &c = g.node(name, "Constant", {});
+  setTensor<int64_t>(c, "value", mindir::DT_INT64, {}, {value});
+  return c;
+}
+
+// cond graph over (i: i64 [], x: f32 [3]) that never turns false.
+mindir::GraphProto foreverCond() {
+  ModelBuilder cond = graphOf({{"i", {}}, {"x", {3}}}, {mindir::DT_INT64, mindir::DT_FLOAT32});
+  auto &t = cond.node("true", "Constant", {});
+  setTensor<char>(t, "value", mindir::DT_BOOL, {}, {1});  // bools are one byte each
+  cond.output("true");
+  return cond.model().graph();
+}
+
+}  // namespace
+
+TEST_CASE("If runs exactly one branch, chosen at run time", "[compiler][control_flow]") {
+  // y = p ? x * x : -x, and the else branch would loop forever: it must not run when p is true.
+  ModelBuilder b;
+  b.input("p", {}, mindir::DT_BOOL).input("x", {3});
+  ModelBuilder thenG = graphOf({{"a", {3}}}, {mindir::DT_FLOAT32});
+  thenG.node("sq", "Mul", {"a", "a"});
+  thenG.output("sq");
+  ModelBuilder elseG = graphOf({{"a", {3}}}, {mindir::DT_FLOAT32});
+  elseG.node("neg", "Neg", {"a"});
+  elseG.output("neg");
+  auto &y = b.node("If_1", "If", {"p", "x"});
+  setGraph(y, "then_branch", thenG.model().graph());
+  setGraph(y, "else_branch", elseG.model().graph());
+  b.output("If_1");
+
+  ModelBuilder hangG = graphOf({{"a", {3}}}, {mindir::DT_FLOAT32});
+  i64Constant(hangG, "zero", 0);
+  ModelBuilder idle = graphOf({{"i", {}}, {"x", {3}}}, {mindir::DT_INT64, mindir::DT_FLOAT32});
+  idle.output("i").output("x");
+  auto &loop = hangG.node("forever", "While", {"zero", "a"});
+  setOutputs(loop, {"i", "forever"});
+  setGraph(loop, "cond", foreverCond());
+  setGraph(loop, "body", idle.model().graph());
+  hangG.output("forever");
+  ModelBuilder guarded;
+  guarded.input("p", {}, mindir::DT_BOOL).input("x", {3});
+  auto &g = guarded.node("If_1", "If", {"p", "x"});
+  setGraph(g, "then_branch", thenG.model().graph());
+  setGraph(g, "else_branch", hangG.model().graph());
+  guarded.output("If_1");
+
+  for (const char *level : {"O0", "O1"}) {
+    msrt_executable *exe = compileAndLoad(b.model(), level);
+    float x[3] = {1.5f, -2, 3}, out[3];
+    for (bool p : {true, false}) {
+      void *ins[2] = {&p, x};
+      void *outs[1] = {out};
+      REQUIRE(msrt_run(exe, ins, outs) == 0);
+      for (int i = 0; i < 3; ++i) CHECK(out[i] == (p ? x[i] * x[i] : -x[i]));
+    }
+    msrt_unload(exe);
+
+    exe = compileAndLoad(guarded.model(), level);
+    bool p = true;
+    void *ins[2] = {&p, x};
+    void *outs[1] = {out};
+    alarm(60);  // if the untaken branch ran, it would never return: fail rather than hang
+    REQUIRE(msrt_run(exe, ins, outs) == 0);
+    alarm(0);
+    for (int i = 0; i < 3; ++i) CHECK(out[i] == x[i] * x[i]);
+    msrt_unload(exe);
+  }
+}
+
+TEST_CASE("While runs a counted loop and a data-dependent loop", "[compiler][control_flow]") {
+  // Counted: for i in range(n): x = x * 2. Data-dependent: while sum(x) < 100: x = x * 1.5 + 1.
+  ModelBuilder b;
+  b.input("x", {3}).input("n", {}, mindir::DT_INT64);
+  i64Constant(b, "zero", 0);
+  ModelBuilder cond = graphOf({{"i", {}}, {"x", {3}}, {"n", {}}}, {mindir::DT_INT64, mindir::DT_FLOAT32, mindir::DT_INT64});
+  cond.node("more", "Less", {"i", "n"});
+  cond.output("more");
+  ModelBuilder body = graphOf({{"i", {}}, {"x", {3}}, {"n", {}}}, {mindir::DT_INT64, mindir::DT_FLOAT32, mindir::DT_INT64});
+  i64Constant(body, "one", 1);
+  body.node("next", "Add", {"i", "one"});
+  body.node("twice", "Add", {"x", "x"});
+  body.output("next").output("twice").output("n");
+  auto &counted = b.node("counted", "While", {"zero", "x", "n"});
+  setOutputs(counted, {"count", "counted", "n_out"});
+  setGraph(counted, "cond", cond.model().graph());
+  setGraph(counted, "body", body.model().graph());
+
+  ModelBuilder cond2 = graphOf({{"x", {3}}}, {mindir::DT_FLOAT32});
+  auto &sum = cond2.node("sum", "ReduceSum", {"x"});
+  msjit::testing::setInts(sum, "axes", {});
+  msjit::testing::setBool(sum, "keep_dims", false);
+  auto &limit = cond2.node("limit", "Constant", {});
+  setTensor<float>(limit, "value", mindir::DT_FLOAT32, {}, {100.0f});
+  cond2.node("below", "Less", {"sum", "limit"});
+  cond2.output("below");
+  ModelBuilder body2 = graphOf({{"x", {3}}}, {mindir::DT_FLOAT32});
+  auto &k = body2.node("k", "Constant", {});
+  setTensor<float>(k, "value", mindir::DT_FLOAT32, {}, {1.5f});
+  auto &one = body2.node("one", "Constant", {});
+  setTensor<float>(one, "value", mindir::DT_FLOAT32, {}, {1.0f});
+  body2.node("scaled", "Mul", {"x", "k"});
+  body2.node("grown", "Add", {"scaled", "one"});
+  body2.output("grown");
+  auto &grow = b.node("grow", "While", {"x"});
+  setGraph(grow, "cond", cond2.model().graph());
+  setGraph(grow, "body", body2.model().graph());
+  b.output("counted").output("count").output("grow");
+
+  for (const char *level : {"O0", "O1"}) {
+    msrt_executable *exe = compileAndLoad(b.model(), level);
+    for (int64_t n : {0, 3, 5}) {
+      float x[3] = {0.5f, -1, 2}, counted[3], grown[3], want[3] = {0.5f, -1, 2};
+      int64_t count = -1;
+      void *ins[2] = {x, &n};
+      void *outs[3] = {counted, &count, grown};
+      REQUIRE(msrt_run(exe, ins, outs) == 0);
+      CHECK(count == n);
+      for (int i = 0; i < 3; ++i) CHECK(counted[i] == x[i] * static_cast<float>(1 << n));
+      while (want[0] + want[1] + want[2] < 100)
+        for (float &w : want) w = w * 1.5f + 1;
+      for (int i = 0; i < 3; ++i) CHECK(grown[i] == Approx(want[i]).epsilon(1e-5));
+    }
+    msrt_unload(exe);
+  }
+}

@@ -7,6 +7,7 @@
 #include "tests/cpp/model_builder.h"
 
 #include <chrono>
+#include <functional>
 
 using msjit::testing::ModelBuilder;
 namespace mindir = msjit::mindir;
@@ -265,4 +266,108 @@ TEST_CASE("Grad bodies nest up to maxGraphDepth", "[importer][limits]") {
   limits.maxNodes = 4;
   CHECK(importError(msjit::testing::nestedGradModel(4)).empty());
   CHECK(contains(importError(msjit::testing::nestedGradModel(4), limits), "more than 4 nodes"));
+}
+
+// ---- If / While regions (issue 12) ----
+
+namespace {
+
+using msjit::testing::setGraph;
+using msjit::testing::setOutputs;
+
+// A graph of one (dims) f32 input "a" returning op(a) (or "a" itself when op is empty).
+mindir::GraphProto unaryGraph(const std::string &op, std::vector<int64_t> dims = {3}) {
+  ModelBuilder g;
+  g.input("a", dims);
+  if (op.empty()) {
+    g.output("a");
+  } else {
+    g.node(op + "_b", op, {"a"});
+    g.output(op + "_b");
+  }
+  return g.model().graph();
+}
+
+// y = If(p, x) with the given branches, p of `predDims`.
+mindir::ModelProto ifModel(const mindir::GraphProto &thenG, const mindir::GraphProto &elseG,
+                           std::vector<int64_t> predDims = {}) {
+  ModelBuilder b;
+  b.input("p", predDims, mindir::DT_BOOL).input("x", {3});
+  auto &n = b.node("If_1", "If", {"p", "x"});
+  setGraph(n, "then_branch", thenG);
+  setGraph(n, "else_branch", elseG);
+  b.output("If_1");
+  return b.model();
+}
+
+}  // namespace
+
+TEST_CASE("If and While import as region ops", "[importer][control_flow]") {
+  std::string text = printed(ifModel(unaryGraph("Exp"), unaryGraph("Neg")));
+  CHECK(contains(text, "mindir.If"));
+  CHECK(contains(text, "mindir.Exp"));
+  CHECK(contains(text, "mindir.Yield"));
+  CHECK(!contains(text, "func.func private"));  // regions are inline, unlike Grad bodies
+}
+
+TEST_CASE("If/While type errors name the node", "[importer][control_flow][verifier]") {
+  std::string error = importError(ifModel(unaryGraph("Exp"), unaryGraph("", {4})));
+  CHECK(contains(error, "node 'If_1' (model.py:1)"));
+  CHECK(contains(error, "else_branch takes (tensor<4xf32>), the node passes (tensor<3xf32>)"));
+  error = importError(ifModel(unaryGraph("Exp"), unaryGraph("Neg"), {2}));
+  CHECK(contains(error, "node 'If_1'"));
+  CHECK(contains(error, "predicate must be a bool scalar"));
+
+  ModelBuilder b;
+  b.input("x", {3});
+  auto &w = b.node("While_1", "While", {"x"});
+  setGraph(w, "cond", unaryGraph("Exp"));
+  setGraph(w, "body", unaryGraph("Neg"));
+  b.output("While_1");
+  error = importError(b.model());
+  CHECK(contains(error, "node 'While_1' (model.py:1)"));
+  CHECK(contains(error, "cond must return one bool scalar"));
+
+  mindir::ModelProto missing = ifModel(unaryGraph("Exp"), unaryGraph("Neg"));
+  missing.mutable_graph()->mutable_node(0)->mutable_attribute()->RemoveLast();
+  CHECK(contains(importError(missing), "If needs a 'else_branch' graph attribute"));
+
+  mindir::ModelProto outputs = ifModel(unaryGraph("Exp"), unaryGraph("Neg"));
+  setOutputs(*outputs.mutable_graph()->mutable_node(0), {"y1", "y2"});
+  CHECK(contains(importError(outputs), "If produces 1 outputs, node lists 2"));
+
+  mindir::ModelProto misplaced = oneOpModel("Neg", {});
+  setGraph(*misplaced.mutable_graph()->mutable_node(0), "body", unaryGraph("Neg"));
+  CHECK(contains(importError(misplaced), "may hold a graph"));
+
+  mindir::GraphProto withParameter = unaryGraph("Neg");
+  withParameter.add_parameter()->CopyFrom(withParameter.input(0));
+  withParameter.mutable_parameter(0)->set_name("w");
+  CHECK(contains(importError(ifModel(unaryGraph("Exp"), withParameter)), "the body of an If node lists parameters"));
+}
+
+TEST_CASE("If branches count toward maxGraphDepth and maxNodes", "[importer][control_flow][limits]") {
+  // A branch holding an If `depth` deep: each level is a constant predicate and an If.
+  std::function<mindir::GraphProto(int)> branch = [&](int depth) {
+    if (depth == 0) return unaryGraph("Neg");
+    ModelBuilder g;
+    g.input("a", {3});
+    auto &p = g.node("p", "Constant", {});
+    msjit::testing::setTensor<char>(p, "value", mindir::DT_BOOL, {}, {1});
+    auto &n = g.node("If_" + std::to_string(depth), "If", {"p", "a"});
+    setGraph(n, "then_branch", branch(depth - 1));
+    setGraph(n, "else_branch", unaryGraph("Neg"));
+    g.output(n.name());
+    return g.model().graph();
+  };
+  auto nested = [&](int depth) { return ifModel(branch(depth - 1), unaryGraph("Neg")); };
+  CHECK(importError(nested(8)).empty());
+  std::string error = importError(nested(9));
+  CHECK(contains(error, "nested 9 deep"));
+  CHECK(contains(error, "node 'If_1'"));
+  msjit::ir::ShapeLimits limits;
+  limits.maxNodes = 6;  // nested(2) has six: If, Neg (else), then p, If, Neg, Neg
+  CHECK(importError(nested(2), limits).empty());
+  limits.maxNodes = 5;
+  CHECK(contains(importError(nested(2), limits), "more than 5 nodes"));
 }

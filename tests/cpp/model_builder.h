@@ -77,6 +77,30 @@ inline void setFloatTensor(mindir::NodeProto &n, const std::string &name, std::v
   t->set_raw_data(std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float)));
 }
 
+template <typename T>
+inline void setTensor(mindir::NodeProto &n, const std::string &name, mindir::DataType dtype, std::vector<int64_t> dims,
+                      std::vector<T> values) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  auto *t = a->mutable_t();
+  t->set_dtype(dtype);
+  for (int64_t d : dims) t->add_dims(d);
+  t->set_raw_data(std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(T)));
+}
+
+// A graph attribute (Grad body, If branch, While cond/body) built with a ModelBuilder.
+inline void setGraph(mindir::NodeProto &n, const std::string &name, const mindir::GraphProto &graph) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  *a->mutable_g() = graph;
+}
+
+// Replaces the node's outputs (multi-output nodes: If, While, Grad).
+inline void setOutputs(mindir::NodeProto &n, std::initializer_list<std::string> names) {
+  n.clear_output();
+  for (const auto &name : names) n.add_output(name);
+}
+
 // The tutorial's f(a, b, c) = a * b + c on (2, 3) float32.
 inline mindir::ModelProto mulAddModel(std::vector<int64_t> dims = {2, 3}) {
   ModelBuilder b;

@@ -34,7 +34,10 @@ TBLGEN = "/usr/lib/llvm-16/bin/llvm-tblgen"
 LLVM_INCLUDE = "/usr/lib/llvm-16/include"
 
 # Ops of the dialect that a MindIR node may name but that are not primitives.
-STRUCTURAL = {"Grad": "the importer's gradient-of-a-subgraph node (proto/OPS.md), expanded by msjit-autodiff"}
+STRUCTURAL = {"Grad": "the importer's gradient-of-a-subgraph node (proto/OPS.md), expanded by msjit-autodiff",
+              "If": "a region op: one of two subgraphs runs (proto/OPS.md), lowered to scf.if",
+              "While": "a region op: a loop over cond/body subgraphs (proto/OPS.md), lowered to scf.while",
+              "Yield": "the terminator of an If/While region; no node names it"}
 
 # ODS attribute constraints -> attribute kinds as the declarations (and proto/OPS.md) name them.
 ATTR_KINDS = {"DenseI64ArrayAttr": "ints", "I64Attr": "int", "BoolAttr": "bool", "TypeAttr": "dtype",
