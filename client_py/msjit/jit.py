@@ -7,8 +7,9 @@ options are fixed per JitFunction, so its cache is implicitly keyed on them too.
 
 capture_mode "bytecode" interprets the function's bytecode (capture/bytecode.py): a call with no
 graph break and no side effect is cached as one graph under its guards (the signature plus every
-global, closure variable and attribute read); any other call is interpreted again each time, its
-graph pieces compiled once. At most ``cache_limit`` guards are kept per function (default 8,
+global, closure variable and attribute read); for any other call, the guard runs generated code
+from then on (capture/resume.py): the Python statements as normal bytecode, the graph pieces
+between them as jitted functions, each compiled once under its own guards. At most ``cache_limit`` guards are kept per function (default 8,
 MSJIT_CACHE_LIMIT); calls past it run eagerly. Under GRAPH_MODE a bytecode function runs as plain
 Python, as the spec says. "trace" runs the function on tracers once per input signature: it guards
 the inputs' dtypes and shapes only, so Python control flow, globals and side effects are frozen to
@@ -36,9 +37,10 @@ import numpy as np
 
 from . import context, rpc, runtime, serialize
 from .capture.ast import capture_ast
-from .capture.bytecode import Uninterpretable, capture_bytecode
+from .capture.bytecode import Uninterpretable, _source_of, capture_bytecode
 from .capture.control import evaluate
 from .capture.graph import ARG, OUT, Captured, Graph, unflatten
+from .capture.resume import Unsplittable, split
 from .capture.segments import Session
 from .capture.trace import capture_trace
 from .config import CompileConfig
@@ -72,8 +74,9 @@ class JitStats:
     compiles: int = 0       # Compile requests sent to msjitd
     fallbacks: int = 0      # 1 once the function meets what its graph cannot hold (JIT Fallback)
     graph_breaks: int = 0   # graph breaks met, over all interpreted calls
-    interpreted: int = 0    # calls interpreted again (graph breaks or side effects)
+    interpreted: int = 0    # calls interpreted again (an ast function split under LAX; bytecode it cannot split)
     daemon_unavailable: int = 0  # calls (or graph pieces) run eagerly because msjitd was unavailable
+    resumed: int = 0        # calls run as generated code (bytecode: graph breaks or side effects)
 
 
 class _Entry:
@@ -125,6 +128,45 @@ class _Interpreted:
         return None
 
 
+class _Resumed:
+    """A guard whose calls run generated code (capture/resume.py): Python statements as normal
+    bytecode, graph pieces as jitted functions (``pieces``); the first call's result was computed
+    while capturing."""
+
+    fast = None
+
+    def __init__(self, stats, resume, pieces, first_result):
+        self.stats, self.resume, self.pieces, self.pending = stats, resume, pieces, first_result
+
+    def __call__(self, args, kwargs):
+        result, self.pending = self.pending, _NOTHING
+        if result is _NOTHING:
+            self.stats.resumed += 1
+            result = self.resume(*args, **kwargs)
+        return result
+
+    def stale(self):
+        return None    # (each piece checks its own guards; Python statements read globals afresh)
+
+
+class _Piece:
+    """One graph piece of generated code: a jitted function of its own (its cache and guards,
+    the whole function's stats and artifacts). Given a Python float (a value Python computed, as
+    ``float(x.sum())``), it runs eagerly instead: its guard would hold that value, so it would
+    compile again on almost every call (an eager run costs what the same Python costs unjitted)."""
+
+    def __init__(self, owner, fn):
+        self.fn = fn
+        self.jitted = JitFunction(fn, owner.config)
+        self.jitted.stats, self.jitted._owner = owner.stats, owner
+
+    def __call__(self, *args):
+        for a in args:
+            if type(a) is float:
+                return self.fn(*args)
+        return self.jitted(*args)
+
+
 def _no_fast(args):
     return None
 
@@ -162,6 +204,9 @@ class JitFunction:
         self._fallback = False
         self._flat = {}             # argument structure -> JitFunction taking its Tensors positionally
         self._daemon_retry_at = None  # time.monotonic() after which to try msjitd again, while it is gone
+
+    _owner = None   # for a piece of generated code (_Piece), the function it is part of: whose artifacts
+                    # (_segments) and msjitd outage state it shares
 
     @property
     def _msjit_source_fn(self):  # capture inlines a jitted function called from another one
@@ -281,7 +326,7 @@ class JitFunction:
 
     def _compile_bytecode(self, args, kwargs):
         """Interpret the first call: a pure one gives a graph cached under its guards, any other
-        one its result (later calls are interpreted again)."""
+        one its result and generated code for later calls (or, unsplittable, interpreting them)."""
         try:
             out = self._interpret(args, kwargs, want_captured=True)
         except Uninterpretable as e:
@@ -295,7 +340,12 @@ class JitFunction:
         self.stats.captures += 1
         if isinstance(out, Captured):
             return self._load(out, args, kwargs)
-        return _Interpreted(self, out)
+        try:
+            resume, pieces = split(_source_of(self.fn), self._last_session.lines, lambda fn: _Piece(self, fn))
+        except Unsplittable as e:
+            logger.info("%s is interpreted on every call: %s", self.__qualname__, e)
+            return _Interpreted(self, out)
+        return _Resumed(self.stats, resume, pieces, out)
 
     def _interpret(self, args, kwargs, want_captured):
         session = Session(self.__qualname__, self._run_segment, self.config.fullgraph, self._fold_parameters)
@@ -327,6 +377,8 @@ class JitFunction:
     def _daemon_waiting(self):
         """True (counted) when msjitd was unavailable less than DAEMON_RETRY_S ago: do not ask it
         again yet, run eagerly."""
+        if self._owner is not None:
+            return self._owner._daemon_waiting()
         if self._daemon_retry_at is None or time.monotonic() >= self._daemon_retry_at:
             return False
         self.stats.daemon_unavailable += 1
@@ -335,6 +387,8 @@ class JitFunction:
     def _daemon_unavailable(self, error):
         """msjitd cannot be reached or started: raise under STRICT or fullgraph=True; else warn
         once per outage, count the eager run, and leave the daemon alone for DAEMON_RETRY_S."""
+        if self._owner is not None:
+            return self._owner._daemon_unavailable(error)
         if self.config.fullgraph or context.get_context("jit_syntax_level") == context.STRICT:
             raise error
         if self._daemon_retry_at is None:
@@ -359,9 +413,10 @@ class JitFunction:
             self.stats.compiles += 1
             return reply
         reply = compile_graph()
-        if self._daemon_retry_at is not None:
+        state = self._owner or self
+        if state._daemon_retry_at is not None:
             logger.info("%s: msjitd is available again; compiling", self.__qualname__)
-            self._daemon_retry_at = None
+            state._daemon_retry_at = None
         exe = runtime.load(reply, client, recompile=compile_graph)
         runtime.check_signature(exe, graph)
         logger.debug("%s: compiled %d nodes (key %s, cache tier %d) in %.1f ms", graph.name,
@@ -372,7 +427,13 @@ class JitFunction:
         """The cache entry of a captured graph: compiled and loaded, with a FastCall when eligible."""
         exe = fast = None
         if captured.graph.outputs:
-            exe = self._load_graph(captured.graph)
+            shared = None if self._owner is None else self._owner._segments   # (one artifact per graph)
+            key = None if shared is None else _graph_key(captured.graph)
+            exe = None if shared is None else shared.get(key)
+            if exe is None:
+                exe = self._load_graph(captured.graph)
+                if shared is not None:
+                    shared[key] = exe
             if _fast_eligible(captured, args, kwargs):
                 fast = _with_guards(_with_parameters(runtime.fast_call(exe, captured.tree is None), captured),
                                     captured)
@@ -380,13 +441,18 @@ class JitFunction:
 
 
 def _graph_key(graph):
-    """Exact identity of a graph piece (constants by their bytes; locations left out)."""
+    """Exact identity of a graph piece (constants by their bytes; locations left out; inputs by
+    position, as an artifact takes them: a segment after a break and the piece of generated
+    code holding the same statements share one artifact)."""
     def attr(v):
         if isinstance(v, Graph):
             return _graph_key(v)
         return (v.dtype.str, v.shape, v.tobytes()) if isinstance(v, np.ndarray) else repr(v)
-    return (graph.inputs, graph.parameters, graph.outputs,
-            tuple((n.op_type, n.inputs, tuple((k, attr(v)) for k, v in sorted(n.attrs.items()))) for n in graph.nodes))
+    position = {name: f"#{i}" for i, (name, _) in enumerate(graph.inputs)}
+    return (tuple(a for _, a in graph.inputs), graph.parameters, tuple((position.get(n, n), a) for n, a in graph.outputs),
+            tuple((n.op_type, tuple(position.get(i, i) for i in n.inputs), tuple((k, attr(v)) for k, v in
+                                                                                  sorted(n.attrs.items())))
+                  for n in graph.nodes))
 
 
 _LOG_RECOMPILES = "recompiles" in os.environ.get("MSJIT_LOG", "").split(",")

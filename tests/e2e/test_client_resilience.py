@@ -278,7 +278,8 @@ def test_lax_interpreted_call_runs_its_graph_pieces_eagerly(dead_daemon):
         for x in (X, -X - 1):
             np.testing.assert_allclose(jitted(Tensor(x)).asnumpy(), branchy(Tensor(x)).asnumpy())
     assert len(daemon_warnings(caught)) == 1 and jitted.stats.compiles == 0
-    assert jitted.stats.graph_breaks >= 2 and jitted.stats.daemon_unavailable >= 2
+    # (the first call is interpreted; the second runs generated code: its pieces eagerly too)
+    assert jitted.stats.graph_breaks == 1 and jitted.stats.resumed == 1 and jitted.stats.daemon_unavailable >= 2
 
 
 def test_strict_and_fullgraph_raise(dead_daemon):

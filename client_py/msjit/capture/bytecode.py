@@ -7,7 +7,9 @@ Cells are interpreted in turn (inlined); msjit's own ops and layers run on the t
 Where Python needs a tensor's value (``if x.sum() > 0``, ``float(x)``, numpy or print on a tensor)
 the graph breaks: the segment so far is compiled and run (see segments.Session), the
 instruction runs on real tensors, and capture goes on after it. Calls of anything else are side
-effects: they run as they would in eager mode, and the call is then interpreted again each time.
+effects: they run as they would in eager mode. A call with breaks or side effects is interpreted
+once: the lines it records (segments.Lines) split the function into generated code that later
+calls run instead (capture/resume.py; ``entries`` counts the interpreter's calls).
 
 Guards: the call's signature (as for ast), and every global, closure variable and attribute of a
 plain object the capture read (constants by value, other objects by identity), and what it read
@@ -132,6 +134,9 @@ class _Return(Exception):
         self.value = value
 
 
+entries = 0    # calls of capture_bytecode: generated code (capture/resume.py) runs without it
+
+
 def capture_bytecode(fn, args, kwargs, session, want_captured=True):
     """Interpret ``fn(*args, **kwargs)`` in ``session``: the Captured of a pure call (when
     ``want_captured``), else the call's result. Uninterpretable when ``fn`` cannot be."""
@@ -141,7 +146,10 @@ def capture_bytecode(fn, args, kwargs, session, want_captured=True):
     if not inspect.isfunction(fn):
         raise TypeError(f"jit: capture_mode='bytecode' needs a Python function, got {type(fn).__name__}")
     decode(fn.__code__)
+    global entries
+    entries += 1
     interpreter = _Interpreter(session)
+    session.frames = interpreter.frames
     bound = session.start(list(args))     # (argument positions are those of the jitted call)
     try:
         result = interpreter.call_function(fn, [*receiver, *bound], kwargs or {})
@@ -176,12 +184,16 @@ class _Interpreter:
 
     def _run(self, frame):
         instructions, handlers, index = frame.instructions, frame.handlers, frame.index
+        lines, outer = self.session.lines, self.frames[0]
         i = 0
         while True:
             ins = instructions[i]
             if ins.positions.lineno is not None:
                 frame.line = ins.positions.lineno
-            self.session.builder.location = (frame.file, frame.line)
+            if frame is outer:
+                lines.run.add(frame.line)
+            builder = self.session.builder
+            builder.location, nodes = (frame.file, frame.line), len(builder.nodes)
             handler = handlers[i].__get__(self)
             saved = frame.stack[:]
             try:
@@ -194,6 +206,8 @@ class _Interpreter:
                 return r.value
             except Exception as e:
                 target = self._unwind(frame, ins, e)
+            if self.session.builder is not builder or len(builder.nodes) != nodes:
+                lines.graph.add(outer.line)
             i = i + 1 if target is None else index[target]
 
     def _break_and_retry(self, need, handler, frame, ins):

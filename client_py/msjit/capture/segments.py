@@ -9,7 +9,7 @@ from a tensor, as ``float(x.sum())``), so a piece does not recompile for every n
 
 A call is *pure* when it had no graph break and no side effect: its single graph, under the
 guards recorded while capturing, then stands for the whole function (jit caches it per guard
-key). Any other call is interpreted again on every call; its pieces are compiled once each.
+key). Any other call is split into generated code along its ``Lines`` (capture/resume.py).
 """
 import linecache
 import logging
@@ -66,6 +66,17 @@ class Break:
         return f"{self.file}:{self.line}: {self.reason}"
 
 
+class Lines:
+    """Source lines of the interpreted function itself (its outermost frame; a line calling a
+    function counts for what that call did): which ``run``, which recorded graph nodes
+    (``graph``), which broke the graph or had a side effect (``python``). capture/resume.py
+    splits the function along them."""
+    __slots__ = ("run", "graph", "python")
+
+    def __init__(self):
+        self.run, self.graph, self.python = set(), set(), set()
+
+
 class Session:
     """The segments, breaks, side effects and guards of one interpreted call.
 
@@ -77,6 +88,8 @@ class Session:
         self.fullgraph, self.fold_parameters = fullgraph, fold_parameters
         self.breaks, self.side_effects, self.graphs = [], [], []
         self.builder = None
+        self.lines = Lines()
+        self.frames = ()     # the interpreter's frame stack (set by capture_bytecode)
 
     @property
     def pure(self):
@@ -88,11 +101,16 @@ class Session:
         activate(self.builder)
         return self.builder.bind_args(args)
 
+    def _python_line(self):
+        if self.frames:
+            self.lines.python.add(self.frames[0].line)
+
     def side_effect(self, location, what):
         """A step with an effect outside the graph: fine, but the call cannot be cached as one graph."""
         if self.fullgraph:
             raise _error(location, f"{what} (a side effect)")
         self.side_effects.append(Break(*location, what))
+        self._python_line()
         self.builder.dynamic = True
 
     def break_graph(self, need, frames):
@@ -103,6 +121,7 @@ class Session:
             raise need
         brk = Break(need.filename, need.lineno, need.construct)
         self.breaks.append(brk)
+        self._python_line()
         if _LOG_BREAKS:
             logger.info("graph break in %s at %s", self.name, brk)
         live = {}
