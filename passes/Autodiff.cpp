@@ -32,7 +32,8 @@ using namespace mlir;
 
 class GradExpansion {
  public:
-  GradExpansion(mindir::GradOp grad, func::FuncOp callee) : grad_(grad), callee_(callee), b_(grad) {}
+  GradExpansion(mindir::GradOp grad, func::FuncOp callee, SymbolTable &symbols)
+      : grad_(grad), callee_(callee), symbols_(symbols), b_(grad) {}
 
   LogicalResult run() {
     Block &body = callee_.getBody().front();
@@ -102,6 +103,10 @@ class GradExpansion {
   }
 
   LogicalResult backward(Operation *op) {
+    if (auto ifOp = dyn_cast<mindir::IfOp>(op)) return backwardIf(ifOp);
+    if (isa<mindir::WhileOp>(op))
+      return op->emitError() << "cannot differentiate through a While loop (not supported yet): a differentiated "
+                                "output depends on a differentiated input through it";
     Value dout = adjoints_.lookup(op->getResult(0));
     if (!dout) return success();  // (active, but its output's gradient was pruned)
     auto rule = dyn_cast<mindir::BpropOpInterface>(op);
@@ -123,6 +128,66 @@ class GradExpansion {
     return success();
   }
 
+  // The adjoint of an If is an If on the same predicate whose branches are the
+  // branches' adjoints: each branch becomes a private function (its float
+  // outputs), and a mindir.Grad of it (sensitivities = the result adjoints,
+  // wrt = the varied float inputs) sits in the matching adjoint branch. The
+  // pass's loop expands those Grad ops next, so branches nest to any depth.
+  LogicalResult backwardIf(mindir::IfOp op) {
+    Location loc = op.getLoc();
+    SmallVector<int64_t> diffOutputs, wrt;
+    for (OpResult r : op->getResults())
+      if (mindir::bprop::isFloatTensor(r)) diffOutputs.push_back(r.getResultNumber());
+    for (auto [i, x] : llvm::enumerate(op.getInputs()))
+      if (varied_.contains(x) && mindir::bprop::isFloatTensor(x)) wrt.push_back(i);
+    if (diffOutputs.empty() || wrt.empty()) return success();
+    SmallVector<Value> inputs(op.getInputs());
+    for (int64_t i : diffOutputs) {
+      Value dout = adjoints_.lookup(op.getResult(i));
+      inputs.push_back(dout ? dout : mindir::bprop::zerosLike(b_, loc, op.getResult(i)));
+    }
+    SmallVector<Type> gradTypes;
+    for (int64_t w : wrt) gradTypes.push_back(op.getInputs()[w].getType());
+    auto adjoint = b_.create<mindir::IfOp>(loc, gradTypes, op.getPred(), inputs);
+    for (auto [from, to] : {std::pair{&op.getThenBranch(), &adjoint.getThenBranch()},
+                            std::pair{&op.getElseBranch(), &adjoint.getElseBranch()}})
+      branchAdjoint(loc, *from, *to, diffOutputs, wrt, TypeRange(ValueRange(inputs).getTypes()));
+    for (auto [w, g] : llvm::zip(wrt, adjoint.getResults())) accumulate(op.getInputs()[w], g);
+    return success();
+  }
+
+  // `to`'s single block: (x..., dout...) -> the gradients of `from` w.r.t. x[wrt].
+  void branchAdjoint(Location loc, Region &from, Region &to, ArrayRef<int64_t> diffOutputs, ArrayRef<int64_t> wrt,
+                     TypeRange argTypes) {
+    Block &branch = from.front();
+    auto yield = cast<mindir::YieldOp>(branch.getTerminator());
+    SmallVector<Type> outTypes;
+    for (int64_t i : diffOutputs) outTypes.push_back(yield.getValues()[i].getType());
+    OpBuilder mb(symbols_.getOp()->getContext());
+    mb.setInsertionPointToEnd(&symbols_.getOp()->getRegion(0).front());
+    auto func = mb.create<func::FuncOp>(loc, "grad_body_if",
+                                         mb.getFunctionType(branch.getArgumentTypes(), outTypes));
+    func.setPrivate();
+    symbols_.insert(func);  // renames it unique
+    IRMapping map;
+    Block *entry = func.addEntryBlock();
+    map.map(branch.getArguments(), entry->getArguments());
+    mb.setInsertionPointToEnd(entry);
+    for (Operation &inner : branch.without_terminator()) mb.clone(inner, map);
+    SmallVector<Value> outs;
+    for (int64_t i : diffOutputs) outs.push_back(map.lookupOrDefault(yield.getValues()[i]));
+    mb.create<func::ReturnOp>(loc, outs);
+
+    OpBuilder::InsertionGuard guard(b_);
+    Block *block = b_.createBlock(&to, to.end(), argTypes, SmallVector<Location>(argTypes.size(), loc));
+    SmallVector<Type> gradResults(outTypes);
+    for (int64_t w : wrt) gradResults.push_back(branch.getArgument(w).getType());
+    auto grad = b_.create<mindir::GradOp>(loc, gradResults, block->getArguments(),
+                                          FlatSymbolRefAttr::get(func.getNameAttr()), b_.getDenseI64ArrayAttr(wrt),
+                                          b_.getI64IntegerAttr(diffOutputs.size()), b_.getBoolAttr(true));
+    b_.create<mindir::YieldOp>(loc, grad.getResults().drop_front(outTypes.size()));
+  }
+
   // A value used several times gets the sum of its uses' adjoints.
   void accumulate(Value v, Value adjoint) {
     Value &slot = adjoints_[v];
@@ -137,6 +202,7 @@ class GradExpansion {
   } marker_;
   mindir::GradOp grad_;
   func::FuncOp callee_;
+  SymbolTable &symbols_;
   OpBuilder b_;  // before the Grad op: clones, then the backward, land in order
   DenseSet<Value> varied_;
   DenseSet<Operation *> active_;
@@ -162,7 +228,7 @@ struct Autodiff : impl::AutodiffBase<Autodiff> {
         return WalkResult::advance();
       });
       if (!next) break;
-      if (failed(GradExpansion(next, symbols.lookup<func::FuncOp>(next.getCallee())).run()))
+      if (failed(GradExpansion(next, symbols.lookup<func::FuncOp>(next.getCallee()), symbols).run()))
         return signalPassFailure();
     }
     bool leftover = module.walk([](mindir::GradOp grad) {
@@ -178,11 +244,15 @@ struct Autodiff : impl::AutodiffBase<Autodiff> {
       op.erase();
     });
     // Rules build every operand's adjoint; those nobody asked for (a Conv2D input that is
-    // not differentiated, say) are dead now and must not run, even at O0.
-    for (func::FuncOp func : module.getOps<func::FuncOp>())
-      for (Block &block : func.getBody())
-        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    // not differentiated, say) are dead now and must not run, even at O0. Nested blocks
+    // (If/While regions) first: a region left empty of uses may make its op dead.
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      SmallVector<Block *> blocks;
+      func.walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
+      for (Block *block : llvm::reverse(blocks))
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
           if (isOpTriviallyDead(&op)) op.erase();
+    }
   }
 };
 

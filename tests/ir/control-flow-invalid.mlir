@@ -92,3 +92,4 @@ func.func @yield_outside(%x: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op to be one of 'mindir.If, mindir.While'}}
   mindir.Yield %x : tensor<4xf32>
 }
+
