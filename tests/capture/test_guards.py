@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from msjit import Tensor, jit, nn
+from msjit.capture.guards import Guards, compile_check, what_changed
 
 jit_module = sys.modules["msjit.jit"]   # (``msjit.jit`` the attribute is the function)
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -280,3 +281,26 @@ def test_msjit_log_recompiles_names_the_item(tmp_path):
     proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "recompiling f: global 'FACTORS'[0] changed: 2.0 -> 3.0" in proc.stderr, proc.stderr
+
+
+def test_a_graph_piece_after_a_break_guards_containers_read_before_it():
+    """The Guards of the piece after a graph break follow those before it: an item read there of
+    a container reached earlier is guarded (and a deleted global fails the check, named)."""
+    reset()
+    namespace = {"FACTORS": FACTORS}
+    try:
+        first, second = Guards(), Guards()
+        first.read_global(namespace, "FACTORS", FACTORS)
+        second.follow(first)
+        second.read_item(FACTORS, 0, FACTORS[0])
+        guards = tuple(second.values())
+        check = compile_check(guards)
+        assert check() and what_changed(guards) is None
+        FACTORS[0] = 4.0
+        assert not check() and what_changed(guards) == "global 'FACTORS'[0] changed: 2.0 -> 4.0"
+        first_check = compile_check(tuple(first.values()))
+        del namespace["FACTORS"]
+        assert not first_check()
+        assert what_changed(tuple(first.values())) == "global 'FACTORS' changed: [4.0, 5.0] -> <missing>"
+    finally:
+        reset()

@@ -200,6 +200,11 @@ class Guards:
     def values(self):
         return self._guards.values()
 
+    def follow(self, previous):
+        """Go on tracking what ``previous`` (the guards of the graph piece before a graph break)
+        tracked, so this piece guards its reads of those containers too."""
+        self._tracked.update(previous._tracked)
+
     def __bool__(self):
         return bool(self._guards)
 
