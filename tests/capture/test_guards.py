@@ -304,3 +304,28 @@ def test_a_graph_piece_after_a_break_guards_containers_read_before_it():
         assert what_changed(tuple(first.values())) == "global 'FACTORS' changed: [4.0, 5.0] -> <missing>"
     finally:
         reset()
+
+
+def with_a_break(x):
+    y = x * FACTORS[0]
+    if float(y.sum()) > -1e30:   # Python needs a value: the graph breaks here
+        return y + FACTORS[1]
+    return y
+
+
+def test_a_function_with_a_graph_break_sees_changed_items():
+    """Pieces of a function with a graph break (interpreted, or generated code after the first
+    call) never serve a stale item, before or after the break."""
+    reset()
+    try:
+        jitted, x = jit(with_a_break, capture_mode="bytecode"), Tensor(X)
+        for _ in range(2):
+            same(jitted(x), X * FACTORS[0] + FACTORS[1])
+        FACTORS[0] = 3.0
+        same(jitted(x), X * 3.0 + FACTORS[1])
+        FACTORS[1] = -1.0
+        for _ in range(2):
+            same(jitted(x), X * 3.0 - 1.0)
+        assert jitted.stats.graph_breaks >= 1
+    finally:
+        reset()
