@@ -80,7 +80,7 @@ def explain(fn, *args, **kwargs):
 
 
 def _assumptions(captured):
-    return [f"{getattr(ns, 'kind', 'global')} {name!r} == {value!r}" for ns, name, value in captured.globals_read]
+    return [f"{view.describe(key)} == {value!r}" for view, key, value in captured.globals_read]   # (see capture.guards)
 
 
 def _explain_bytecode(jitted, args, kwargs, report):

@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from msjit import Tensor, jit, nn
+from msjit import Tensor, explain, jit, nn
 from msjit.capture.guards import Guards, compile_check, what_changed
 
 jit_module = sys.modules["msjit.jit"]   # (``msjit.jit`` the attribute is the function)
@@ -329,3 +329,11 @@ def test_a_function_with_a_graph_break_sees_changed_items():
         assert jitted.stats.graph_breaks >= 1
     finally:
         reset()
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode"])
+def test_explain_lists_the_item_guards(mode):
+    reset()
+    report = explain(jit(list_iteration, capture_mode=mode), Tensor(X))
+    assert report.assumptions == ["global 'SHIFTS' == [1.0, 2.0]", "len(global 'SHIFTS') == 2",
+                                  "global 'SHIFTS'[0] == 1.0", "global 'SHIFTS'[1] == 2.0"]
