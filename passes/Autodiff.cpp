@@ -29,6 +29,58 @@ namespace {
 
 using namespace mlir;
 
+// The graph in `region` run on `args` at `b`: its ops cloned, its Yield's values returned.
+SmallVector<Value> inlineGraph(OpBuilder &b, Region &region, ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  map.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator()) b.clone(op, map);
+  SmallVector<Value> results;
+  for (Value v : block.getTerminator()->getOperands()) results.push_back(map.lookupOrDefault(v));
+  return results;
+}
+
+// The graph in `region` as a private function returning its outputs `outputs`,
+// for a mindir.Grad to call (named grad_body_*: erased once expanded).
+func::FuncOp functionOf(SymbolTable &symbols, Location loc, Region &region, ArrayRef<int64_t> outputs) {
+  Block &block = region.front();
+  OpBuilder b(symbols.getOp()->getContext());
+  b.setInsertionPointToEnd(&symbols.getOp()->getRegion(0).front());
+  SmallVector<Type> types;
+  for (int64_t i : outputs) types.push_back(block.getTerminator()->getOperand(i).getType());
+  auto func = b.create<func::FuncOp>(loc, "grad_body_region", b.getFunctionType(block.getArgumentTypes(), types));
+  func.setPrivate();
+  symbols.insert(func);  // renames it unique
+  b.setInsertionPointToEnd(func.addEntryBlock());
+  SmallVector<Value> all = inlineGraph(b, region, func.getArguments()), results;
+  for (int64_t i : outputs) results.push_back(all[i]);
+  b.create<func::ReturnOp>(loc, results);
+  return func;
+}
+
+// The gradients w.r.t. inputs `wrt` of `func` at args = (inputs..., sensitivities of all its results...).
+SmallVector<Value> gradOf(OpBuilder &b, Location loc, func::FuncOp func, ValueRange args, ArrayRef<int64_t> wrt) {
+  SmallVector<Type> types(func.getResultTypes());
+  for (int64_t w : wrt) types.push_back(func.getArgumentTypes()[w]);
+  auto grad = b.create<mindir::GradOp>(loc, types, args, FlatSymbolRefAttr::get(func.getNameAttr()),
+                                       b.getDenseI64ArrayAttr(wrt), b.getI64IntegerAttr(func.getNumResults()),
+                                       b.getBoolAttr(true));
+  return SmallVector<Value>(grad.getResults().drop_front(func.getNumResults()));
+}
+
+// A mindir.While over `inits` at `b`: `cond` builds the bool scalar, `body` the next values.
+using GraphBuilder = function_ref<SmallVector<Value>(OpBuilder &, ValueRange)>;
+mindir::WhileOp buildWhile(OpBuilder &b, Location loc, ValueRange inits,
+                           function_ref<Value(OpBuilder &, ValueRange)> cond, GraphBuilder body) {
+  auto loop = b.create<mindir::WhileOp>(loc, inits.getTypes(), inits);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Location> locs(inits.size(), loc);
+  Block *block = b.createBlock(&loop.getCond(), {}, inits.getTypes(), locs);
+  b.create<mindir::YieldOp>(loc, cond(b, block->getArguments()));
+  block = b.createBlock(&loop.getBody(), {}, inits.getTypes(), locs);
+  b.create<mindir::YieldOp>(loc, body(b, block->getArguments()));
+  return loop;
+}
 
 class GradExpansion {
  public:
@@ -104,9 +156,7 @@ class GradExpansion {
 
   LogicalResult backward(Operation *op) {
     if (auto ifOp = dyn_cast<mindir::IfOp>(op)) return backwardIf(ifOp);
-    if (isa<mindir::WhileOp>(op))
-      return op->emitError() << "cannot differentiate through a While loop (not supported yet): a differentiated "
-                                "output depends on a differentiated input through it";
+    if (auto whileOp = dyn_cast<mindir::WhileOp>(op)) return backwardWhile(whileOp);
     Value dout = adjoints_.lookup(op->getResult(0));
     if (!dout) return success();  // (active, but its output's gradient was pruned)
     auto rule = dyn_cast<mindir::BpropOpInterface>(op);
@@ -159,33 +209,68 @@ class GradExpansion {
   // `to`'s single block: (x..., dout...) -> the gradients of `from` w.r.t. x[wrt].
   void branchAdjoint(Location loc, Region &from, Region &to, ArrayRef<int64_t> diffOutputs, ArrayRef<int64_t> wrt,
                      TypeRange argTypes) {
-    Block &branch = from.front();
-    auto yield = cast<mindir::YieldOp>(branch.getTerminator());
-    SmallVector<Type> outTypes;
-    for (int64_t i : diffOutputs) outTypes.push_back(yield.getValues()[i].getType());
-    OpBuilder mb(symbols_.getOp()->getContext());
-    mb.setInsertionPointToEnd(&symbols_.getOp()->getRegion(0).front());
-    auto func = mb.create<func::FuncOp>(loc, "grad_body_if",
-                                         mb.getFunctionType(branch.getArgumentTypes(), outTypes));
-    func.setPrivate();
-    symbols_.insert(func);  // renames it unique
-    IRMapping map;
-    Block *entry = func.addEntryBlock();
-    map.map(branch.getArguments(), entry->getArguments());
-    mb.setInsertionPointToEnd(entry);
-    for (Operation &inner : branch.without_terminator()) mb.clone(inner, map);
-    SmallVector<Value> outs;
-    for (int64_t i : diffOutputs) outs.push_back(map.lookupOrDefault(yield.getValues()[i]));
-    mb.create<func::ReturnOp>(loc, outs);
-
+    func::FuncOp func = functionOf(symbols_, loc, from, diffOutputs);
     OpBuilder::InsertionGuard guard(b_);
     Block *block = b_.createBlock(&to, to.end(), argTypes, SmallVector<Location>(argTypes.size(), loc));
-    SmallVector<Type> gradResults(outTypes);
-    for (int64_t w : wrt) gradResults.push_back(branch.getArgument(w).getType());
-    auto grad = b_.create<mindir::GradOp>(loc, gradResults, block->getArguments(),
-                                          FlatSymbolRefAttr::get(func.getNameAttr()), b_.getDenseI64ArrayAttr(wrt),
-                                          b_.getI64IntegerAttr(diffOutputs.size()), b_.getBoolAttr(true));
-    b_.create<mindir::YieldOp>(loc, grad.getResults().drop_front(outTypes.size()));
+    b_.create<mindir::YieldOp>(loc, gradOf(b_, loc, func, block->getArguments(), wrt));
+  }
+
+  // The adjoint of a While, by recompute (no per-iteration storage): count the
+  // iterations N; then for k = N-1 .. 0, rebuild the state at iteration k by
+  // running body k times from the initial values, and pull the carried
+  // adjoint back through body there (a Grad of body, expanded next). O(N^2)
+  // body runs. Every float carried value takes part: one not varied at entry
+  // may become varied inside the loop.
+  LogicalResult backwardWhile(mindir::WhileOp op) {
+    Location loc = op.getLoc();
+    SmallVector<int64_t> floats;
+    for (auto [i, v] : llvm::enumerate(op.getInputs()))
+      if (mindir::bprop::isFloatTensor(v)) floats.push_back(i);
+    if (floats.empty() || llvm::none_of(floats, [&](int64_t i) { return varied_.contains(op.getInputs()[i]); }))
+      return success();
+    Region &cond = op.getCond(), &body = op.getBody();
+    auto count = [&](OpBuilder &b, int64_t v) { return mindir::bprop::splat(b, loc, RankedTensorType::get({}, b.getI64Type()), v); };
+    SmallVector<Value> inits{count(b_, 0)};
+    llvm::append_range(inits, op.getInputs());
+    auto counter = buildWhile(b_, loc, inits,
+        [&](OpBuilder &b, ValueRange a) { return inlineGraph(b, cond, a.drop_front()).front(); },
+        [&](OpBuilder &b, ValueRange a) {
+          SmallVector<Value> next{b.create<mindir::AddOp>(loc, a[0], count(b, 1))};
+          llvm::append_range(next, inlineGraph(b, body, a.drop_front()));
+          return next;
+        });
+    func::FuncOp step = functionOf(symbols_, loc, body, floats);
+    size_t f = floats.size();
+    SmallVector<Value> reverseInits{b_.create<mindir::SubOp>(loc, counter.getResult(0), count(b_, 1))};
+    for (int64_t i : floats) {
+      Value dout = adjoints_.lookup(op.getResult(i));
+      reverseInits.push_back(dout ? dout : mindir::bprop::zerosLike(b_, loc, op.getResult(i)));
+    }
+    llvm::append_range(reverseInits, op.getInputs());
+    auto reverse = buildWhile(b_, loc, reverseInits,
+        [&](OpBuilder &b, ValueRange a) { return b.create<mindir::GreaterEqualOp>(loc, a[0], count(b, 0)).getResult(); },
+        [&](OpBuilder &b, ValueRange a) {
+          Value k = a[0];
+          ValueRange dv = a.slice(1, f), v0 = a.drop_front(1 + f);
+          SmallVector<Value> replayInits{count(b, 0), k};
+          llvm::append_range(replayInits, v0);
+          auto replay = buildWhile(b, loc, replayInits,
+              [&](OpBuilder &b, ValueRange r) { return b.create<mindir::LessOp>(loc, r[0], r[1]).getResult(); },
+              [&](OpBuilder &b, ValueRange r) {
+                SmallVector<Value> next{b.create<mindir::AddOp>(loc, r[0], count(b, 1)), r[1]};
+                llvm::append_range(next, inlineGraph(b, body, r.drop_front(2)));
+                return next;
+              });
+          SmallVector<Value> gradInputs(replay.getResults().drop_front(2));
+          llvm::append_range(gradInputs, dv);
+          SmallVector<Value> next{b.create<mindir::SubOp>(loc, k, count(b, 1))};
+          llvm::append_range(next, gradOf(b, loc, step, gradInputs, floats));
+          llvm::append_range(next, v0);
+          return next;
+        });
+    for (size_t j = 0; j < f; ++j)
+      if (varied_.contains(op.getInputs()[floats[j]])) accumulate(op.getInputs()[floats[j]], reverse.getResult(1 + j));
+    return success();
   }
 
   // A value used several times gets the sum of its uses' adjoints.

@@ -35,3 +35,36 @@ func.func @main(%p: tensor<i1>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor
   %0:3 = mindir.Grad @grad_body_0(%p, %x, %y) {wrt = array<i64: 1, 2>, num_diff = 1, sens_param = false} : (tensor<i1>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   return %0#0, %0#1, %0#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// The adjoint of a While by recompute: a loop counting the iterations N, then a
+// reverse loop k = N-1 .. 0 carrying (k, the adjoint, the initial values) that
+// replays body k times and pulls the adjoint back through body's adjoint.
+// CHECK-LABEL: func.func @grad_of_while
+// CHECK: %[[N:.*]]:2 = mindir.While(%{{.*}}, %arg0) {msjit.backward}
+// CHECK: mindir.Sub %[[N]]#0
+// CHECK: mindir.While({{.*}}) {msjit.backward} : (tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<i64>, tensor<f32>, tensor<f32>) cond {
+// CHECK: mindir.GreaterEqual
+// CHECK: } do {
+// CHECK: mindir.While
+// CHECK: mindir.Less
+// CHECK: mindir.Cos
+// CHECK-NOT: mindir.Grad
+func.func private @grad_body_1(%x: tensor<f32>) -> tensor<f32> {
+  %0 = mindir.While (%x) : (tensor<f32>) -> tensor<f32> cond {
+  ^bb0(%a: tensor<f32>):
+    %ten = mindir.Constant {value = dense<10.0> : tensor<f32>} : tensor<f32>
+    %l = mindir.Less %a, %ten : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    mindir.Yield %l : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<f32>):
+    %s = mindir.Sin %a : (tensor<f32>) -> tensor<f32>
+    %b = mindir.Add %a, %s : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %c = mindir.Add %b, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    mindir.Yield %c : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @grad_of_while(%x: tensor<f32>) -> tensor<f32> {
+  %0:2 = mindir.Grad @grad_body_1(%x) {wrt = array<i64: 0>, num_diff = 1, sens_param = false} : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0#1 : tensor<f32>
+}
