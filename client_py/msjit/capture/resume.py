@@ -108,7 +108,19 @@ def _source_ast(fn):
     ast.increment_lineno(tree, first - 1)
     if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__name__:
         raise Unsplittable("not a def statement (a lambda?)")
-    return tree.body[0]
+    fdef = tree.body[0]
+    for node in ast.walk(fdef):    # private names: mangled in a class body, not in generated code
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+        if name.startswith("__") and not name.endswith("__"):
+            raise Unsplittable(f"the private name {name!r}")
+    undecorated = copy.copy(fdef)
+    undecorated.decorator_list = []
+    module = compile(ast.Module([undecorated], []), fn.__code__.co_filename, "exec")
+    fresh, code = next(c for c in module.co_consts if isinstance(c, types.CodeType)), fn.__code__
+    if (set(fresh.co_names), fresh.co_varnames, fresh.co_consts) != (set(code.co_names), code.co_varnames,
+                                                                      code.co_consts):
+        raise Unsplittable("its source file no longer holds the code that runs")
+    return fdef
 
 
 def _arguments(names, kwonly=()):
