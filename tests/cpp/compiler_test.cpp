@@ -524,3 +524,53 @@ TEST_CASE("Grad through While (counted and data-dependent) matches finite differ
     msrt_unload(exe);
   }
 }
+
+TEST_CASE("second-order Grad through If", "[compiler][control_flow][grad]") {
+  // f(p, x) = p ? x * x * x : sin(x); the model returns d/dx sum(f'(x)) = f''(x): 6x or -sin(x).
+  const auto F64 = mindir::DT_FLOAT64;
+  ModelBuilder cube = graphOf({{"a", {3}}}, {F64});
+  cube.node("sq", "Mul", {"a", "a"});
+  cube.node("y", "Mul", {"sq", "a"});
+  cube.output("y");
+  ModelBuilder sine = graphOf({{"a", {3}}}, {F64});
+  sine.node("y", "Sin", {"a"});
+  sine.output("y");
+  ModelBuilder f = graphOf({{"p", {}}, {"x", {3}}}, {mindir::DT_BOOL, F64});
+  auto &branch = f.node("If_1", "If", {"p", "x"});
+  setGraph(branch, "then_branch", cube.model().graph());
+  setGraph(branch, "else_branch", sine.model().graph());
+  f.output("If_1");
+  auto gradNode = [](ModelBuilder &g, const std::string &name, const mindir::GraphProto &body,
+                     std::initializer_list<std::string> outputs) {
+    auto &n = g.node(name, "Grad", {"p", "x"});
+    setOutputs(n, outputs);
+    setGraph(n, "body", body);
+    msjit::testing::setInts(n, "wrt", {1});
+    auto *numDiff = n.add_attribute();
+    numDiff->set_name("num_diff");
+    numDiff->set_i(1);
+    msjit::testing::setBool(n, "sens_param", false);
+  };
+  ModelBuilder first = graphOf({{"p", {}}, {"x", {3}}}, {mindir::DT_BOOL, F64});
+  gradNode(first, "Grad_inner", f.model().graph(), {"f", "df"});
+  first.output("df");
+  ModelBuilder b;
+  b.input("p", {}, mindir::DT_BOOL).input("x", {3}, F64);
+  gradNode(b, "Grad_outer", first.model().graph(), {"df", "d2f"});
+  b.output("df").output("d2f");
+
+  for (const char *level : {"O0", "O1"}) {
+    msrt_executable *exe = compileAndLoad(b.model(), level);
+    for (bool p : {true, false}) {
+      double x[3] = {0.3, -1.2, 2.0}, df[3], d2f[3];
+      void *ins[2] = {&p, x};
+      void *outs[2] = {df, d2f};
+      REQUIRE(msrt_run(exe, ins, outs) == 0);
+      for (int i = 0; i < 3; ++i) {
+        CHECK(df[i] == Approx(p ? 3 * x[i] * x[i] : std::cos(x[i])).epsilon(1e-12));
+        CHECK(d2f[i] == Approx(p ? 6 * x[i] : -std::sin(x[i])).epsilon(1e-12));
+      }
+    }
+    msrt_unload(exe);
+  }
+}

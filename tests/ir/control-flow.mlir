@@ -1,4 +1,5 @@
 // RUN: mindir-opt %s --convert-mindir-to-linalg | FileCheck %s
+// RUN: mindir-opt %s --msjit-linalg-O1 | FileCheck %s --check-prefix=FUSED
 // RUN: mindir-opt %s --msjit-O0 | FileCheck %s --check-prefix=LLVM
 // RUN: mindir-opt %s --msjit-O1 | FileCheck %s --check-prefix=LLVM
 
@@ -6,18 +7,27 @@
 // CHECK-LABEL: func.func @if_op
 // CHECK: %[[P:.*]] = tensor.extract %arg0[] : tensor<i1>
 // CHECK: scf.if %[[P]] -> (tensor<4xf32>)
-// CHECK: linalg.generic {{.*}} ins(%arg1, %arg1
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1
 // CHECK: scf.yield
 // CHECK: } else {
 // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<4xf32>)
 // CHECK: scf.yield
 // CHECK-NOT: mindir.
+// O1 fuses inside each region: exp then mul is one loop nest.
+// FUSED: scf.if
+// FUSED-COUNT-1: linalg.generic
+// FUSED-NEXT: ^bb0
+// FUSED-NOT: linalg.generic
+// FUSED: scf.yield
+// FUSED-NEXT: } else {
 // LLVM-NOT: scf.
 // LLVM: llvm.cond_br
 func.func @if_op(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = mindir.If %p, (%x) : (tensor<i1>, tensor<4xf32>) -> tensor<4xf32> then {
   ^bb0(%a: tensor<4xf32>):
-    %m = mindir.Mul %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %e = mindir.Exp %a : (tensor<4xf32>) -> tensor<4xf32>
+    %m = mindir.Mul %e, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     mindir.Yield %m : tensor<4xf32>
   } else {
   ^bb0(%a: tensor<4xf32>):
