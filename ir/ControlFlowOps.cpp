@@ -28,7 +28,8 @@ FailureOr<TypeRange> graphTypes(Operation *op, Region &region, StringRef name, T
   if (TypeRange(block.getArgumentTypes()) != inputs)
     return op->emitOpError() << name << " takes " << typesStr(block.getArgumentTypes()) << ", the node passes "
                              << typesStr(inputs);
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  // (This verifier runs before the region's own: a hand-written block may lack a terminator.)
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield) return op->emitOpError() << name << " must end in mindir.Yield";
   return TypeRange(yield.getValues().getTypes());
 }

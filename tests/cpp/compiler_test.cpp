@@ -574,3 +574,40 @@ TEST_CASE("second-order Grad through If", "[compiler][control_flow][grad]") {
     msrt_unload(exe);
   }
 }
+
+TEST_CASE("While may permute its carried values", "[compiler][control_flow]") {
+  // for _ in range(3): a, b = b, a + b (buffers swap roles every iteration).
+  const auto F32 = mindir::DT_FLOAT32, I64 = mindir::DT_INT64;
+  ModelBuilder cond = graphOf({{"i", {}}, {"a", {2}}, {"b", {2}}}, {I64, F32, F32});
+  i64Constant(cond, "three", 3);
+  cond.node("more", "Less", {"i", "three"});
+  cond.output("more");
+  ModelBuilder step = graphOf({{"i", {}}, {"a", {2}}, {"b", {2}}}, {I64, F32, F32});
+  i64Constant(step, "one", 1);
+  step.node("next", "Add", {"i", "one"});
+  step.node("sum", "Add", {"a", "b"});
+  step.output("next").output("b").output("sum");
+  ModelBuilder b;
+  b.input("a", {2}).input("b", {2});
+  i64Constant(b, "zero", 0);
+  auto &loop = b.node("fib", "While", {"zero", "a", "b"});
+  setOutputs(loop, {"n", "a_end", "b_end"});
+  setGraph(loop, "cond", cond.model().graph());
+  setGraph(loop, "body", step.model().graph());
+  b.output("a_end").output("b_end");
+  for (const char *level : {"O0", "O1"}) {
+    msrt_executable *exe = compileAndLoad(b.model(), level);
+    float a[2] = {0, 1}, bv[2] = {1, 1}, aEnd[2], bEnd[2];
+    void *ins[2] = {a, bv};
+    void *outs[2] = {aEnd, bEnd};
+    REQUIRE(msrt_run(exe, ins, outs) == 0);
+    // (0,1) (1,1) -> (1,1) (1,2) -> (1,2) (2,3) -> (2,3) (3,5)
+    CHECK(aEnd[0] == 2);
+    CHECK(aEnd[1] == 3);
+    CHECK(bEnd[0] == 3);
+    CHECK(bEnd[1] == 5);
+    CHECK(a[0] == 0);  // inputs are not written
+    CHECK(bv[1] == 1);
+    msrt_unload(exe);
+  }
+}
