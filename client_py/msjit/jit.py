@@ -161,10 +161,15 @@ class _Piece:
         self.jitted.stats, self.jitted._owner = owner.stats, owner
 
     def __call__(self, *args):
+        jitted = self.jitted
+        if not TAPES:          # (JitFunction.__call__ inlined: a piece's call is on the hot path)
+            out = jitted._fast(args)
+            if out is not None:
+                return out
         for a in args:
             if type(a) is float:
                 return self.fn(*args)
-        return self.jitted(*args)
+        return jitted._call_slow(args, {})
 
 
 def _no_fast(args):

@@ -30,7 +30,7 @@ from msjit import rpc  # noqa: E402
 from model_bench import _stop_private_daemon  # noqa: E402,F401  (stops the private daemon at exit)
 
 RUNS = 300
-REPEATS = 5  # best of
+ROUNDS = 7  # best of; each round measures every figure once, so load on the machine hits them alike
 
 
 def one_break(a, b, c):
@@ -62,13 +62,10 @@ def three_breaks_python(y):
 
 
 def per_call(fn, args):
-    best = float("inf")
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        for _ in range(RUNS):
-            fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best / RUNS
+    start = time.perf_counter()
+    for _ in range(RUNS):
+        fn(*args)
+    return (time.perf_counter() - start) / RUNS
 
 
 def executables(jitted):
@@ -84,11 +81,6 @@ def executables(jitted):
     return out
 
 
-def pieces_time(jitted):
-    total = 0.0
-    for exe, arrays in executables(jitted):
-        total += per_call(exe.run, (arrays,))
-    return total, len(executables(jitted))
 
 
 def main():
@@ -101,11 +93,16 @@ def main():
         jitted = mindspore.jit(fn, capture_mode="bytecode")
         for _ in range(3):        # the first call captures; the next ones capture the pieces
             jitted(*args)
-        eager = per_call(fn, args)
-        jit = per_call(jitted, args)
-        interpreted = per_call(lambda *a: jitted._interpret(a, {}, want_captured=False), args)
-        python = per_call(python_part, args[:1])
-        pieces, count = pieces_time(jitted)
+        exes = executables(jitted)
+        timed = {"eager": (fn, args), "jit": (jitted, args), "python": (python_part, args[:1]),
+                 "interpreted": (lambda *a: jitted._interpret(a, {}, want_captured=False), args)}
+        timed.update((i, (exe.run, (arrays,))) for i, (exe, arrays) in enumerate(exes))
+        best = dict.fromkeys(timed, float("inf"))
+        for _ in range(ROUNDS):
+            for name, (f, a) in timed.items():
+                best[name] = min(best[name], per_call(f, a))
+        eager, jit, interpreted, python = best["eager"], best["jit"], best["interpreted"], best["python"]
+        pieces, count = sum(best[i] for i in range(len(exes))), len(exes)
         print(f"{fn.__name__:<14} {eager * 1e6:>7.1f}us {jit * 1e6:>7.1f}us {interpreted * 1e6:>7.1f}us "
               f"{python * 1e6:>7.1f}us {pieces * 1e6:>7.1f}us {jit / (python + pieces):>15.2f}x "
               f"{jit / eager:>9.2f}x   ({count} pieces)")
