@@ -152,13 +152,15 @@ class _Resumed:
 class _Piece:
     """One graph piece of generated code: a jitted function of its own (its cache and guards,
     the whole function's stats and artifacts). Given a Python float (a value Python computed, as
-    ``float(x.sum())``), it runs eagerly instead: its guard would hold that value, so it would
-    compile again on almost every call (an eager run costs what the same Python costs unjitted)."""
+    ``float(x.sum())``), or an int that changed since an earlier call (a loop counter), it runs
+    eagerly instead: its guard holds such values, so it would compile again on almost every call
+    (an eager run costs what the same Python costs unjitted)."""
 
     def __init__(self, owner, fn):
         self.fn = fn
         self.jitted = JitFunction(fn, owner.config)
         self.jitted.stats, self.jitted._owner = owner.stats, owner
+        self.ints = {}          # argument position -> the int it had first, or None once it changed
 
     def __call__(self, *args):
         jitted = self.jitted
@@ -166,8 +168,11 @@ class _Piece:
             out = jitted._fast(args)
             if out is not None:
                 return out
-        for a in args:
+        for i, a in enumerate(args):
             if type(a) is float:
+                return self.fn(*args)
+            if type(a) is int and self.ints.setdefault(i, a) != a:
+                self.ints[i] = None
                 return self.fn(*args)
         return jitted._call_slow(args, {})
 

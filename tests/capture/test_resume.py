@@ -218,3 +218,18 @@ def test_containers_the_function_made_are_changed_in_place():
         assert got[1] == want[1] == signs.count(1) and len(got[0]) == len(want[0])
         for g, w in zip(got[0], want[0]):
             close(g.asnumpy(), w.asnumpy())
+
+
+def adds_its_counter(x, n):
+    for i in range(n.sum()):
+        x = x + i                # a piece given the loop counter: a new int on every iteration
+    return x
+
+
+def test_a_loop_counter_does_not_compile_a_piece_per_value(caplog):
+    jitted = compiled(adds_its_counter)
+    x, n = Tensor(np.ones(3, np.float32)), Tensor(np.asarray([6, 6], np.int32))
+    with caplog.at_level("WARNING", logger="msjit.jit"):
+        for _ in range(3):
+            close(jitted(x, n).asnumpy(), np.ones(3) + sum(range(12)))
+    assert jitted.stats.compiles <= 3 and "cache_limit" not in caplog.text
