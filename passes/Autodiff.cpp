@@ -7,6 +7,8 @@
 // output (dead-gradient pruning). The backward reads forward values directly,
 // so the following CSE merges what both compute; whether a forward value is
 // stored or recomputed for the backward is left to msjit-rematerialize (O1).
+// If/While get region-op adjoints (RegionAdjoints.h) that hold new Grad ops,
+// expanded by the same loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "passes/Passes.h"
+#include "passes/RegionAdjoints.h"
 
 #define DEBUG_TYPE "msjit-autodiff"
 
@@ -28,59 +31,6 @@ namespace msjit::passes {
 namespace {
 
 using namespace mlir;
-
-// The graph in `region` run on `args` at `b`: its ops cloned, its Yield's values returned.
-SmallVector<Value> inlineGraph(OpBuilder &b, Region &region, ValueRange args) {
-  Block &block = region.front();
-  IRMapping map;
-  map.map(block.getArguments(), args);
-  for (Operation &op : block.without_terminator()) b.clone(op, map);
-  SmallVector<Value> results;
-  for (Value v : block.getTerminator()->getOperands()) results.push_back(map.lookupOrDefault(v));
-  return results;
-}
-
-// The graph in `region` as a private function returning its outputs `outputs`,
-// for a mindir.Grad to call (named grad_body_*: erased once expanded).
-func::FuncOp functionOf(SymbolTable &symbols, Location loc, Region &region, ArrayRef<int64_t> outputs) {
-  Block &block = region.front();
-  OpBuilder b(symbols.getOp()->getContext());
-  b.setInsertionPointToEnd(&symbols.getOp()->getRegion(0).front());
-  SmallVector<Type> types;
-  for (int64_t i : outputs) types.push_back(block.getTerminator()->getOperand(i).getType());
-  auto func = b.create<func::FuncOp>(loc, "grad_body_region", b.getFunctionType(block.getArgumentTypes(), types));
-  func.setPrivate();
-  symbols.insert(func);  // renames it unique
-  b.setInsertionPointToEnd(func.addEntryBlock());
-  SmallVector<Value> all = inlineGraph(b, region, func.getArguments()), results;
-  for (int64_t i : outputs) results.push_back(all[i]);
-  b.create<func::ReturnOp>(loc, results);
-  return func;
-}
-
-// The gradients w.r.t. inputs `wrt` of `func` at args = (inputs..., sensitivities of all its results...).
-SmallVector<Value> gradOf(OpBuilder &b, Location loc, func::FuncOp func, ValueRange args, ArrayRef<int64_t> wrt) {
-  SmallVector<Type> types(func.getResultTypes());
-  for (int64_t w : wrt) types.push_back(func.getArgumentTypes()[w]);
-  auto grad = b.create<mindir::GradOp>(loc, types, args, FlatSymbolRefAttr::get(func.getNameAttr()),
-                                       b.getDenseI64ArrayAttr(wrt), b.getI64IntegerAttr(func.getNumResults()),
-                                       b.getBoolAttr(true));
-  return SmallVector<Value>(grad.getResults().drop_front(func.getNumResults()));
-}
-
-// A mindir.While over `inits` at `b`: `cond` builds the bool scalar, `body` the next values.
-using GraphBuilder = function_ref<SmallVector<Value>(OpBuilder &, ValueRange)>;
-mindir::WhileOp buildWhile(OpBuilder &b, Location loc, ValueRange inits,
-                           function_ref<Value(OpBuilder &, ValueRange)> cond, GraphBuilder body) {
-  auto loop = b.create<mindir::WhileOp>(loc, inits.getTypes(), inits);
-  OpBuilder::InsertionGuard guard(b);
-  SmallVector<Location> locs(inits.size(), loc);
-  Block *block = b.createBlock(&loop.getCond(), {}, inits.getTypes(), locs);
-  b.create<mindir::YieldOp>(loc, cond(b, block->getArguments()));
-  block = b.createBlock(&loop.getBody(), {}, inits.getTypes(), locs);
-  b.create<mindir::YieldOp>(loc, body(b, block->getArguments()));
-  return loop;
-}
 
 class GradExpansion {
  public:
@@ -178,99 +128,38 @@ class GradExpansion {
     return success();
   }
 
-  // The adjoint of an If is an If on the same predicate whose branches are the
-  // branches' adjoints: each branch becomes a private function (its float
-  // outputs), and a mindir.Grad of it (sensitivities = the result adjoints,
-  // wrt = the varied float inputs) sits in the matching adjoint branch. The
-  // pass's loop expands those Grad ops next, so branches nest to any depth.
+  // Region ops: their adjoints are region ops too (RegionAdjoints.h).
   LogicalResult backwardIf(mindir::IfOp op) {
-    Location loc = op.getLoc();
     SmallVector<int64_t> diffOutputs, wrt;
     for (OpResult r : op->getResults())
       if (mindir::bprop::isFloatTensor(r)) diffOutputs.push_back(r.getResultNumber());
     for (auto [i, x] : llvm::enumerate(op.getInputs()))
       if (varied_.contains(x) && mindir::bprop::isFloatTensor(x)) wrt.push_back(i);
     if (diffOutputs.empty() || wrt.empty()) return success();
-    SmallVector<Value> inputs(op.getInputs());
-    for (int64_t i : diffOutputs) {
-      Value dout = adjoints_.lookup(op.getResult(i));
-      inputs.push_back(dout ? dout : mindir::bprop::zerosLike(b_, loc, op.getResult(i)));
-    }
-    SmallVector<Type> gradTypes;
-    for (int64_t w : wrt) gradTypes.push_back(op.getInputs()[w].getType());
-    auto adjoint = b_.create<mindir::IfOp>(loc, gradTypes, op.getPred(), inputs);
-    for (auto [from, to] : {std::pair{&op.getThenBranch(), &adjoint.getThenBranch()},
-                            std::pair{&op.getElseBranch(), &adjoint.getElseBranch()}})
-      branchAdjoint(loc, *from, *to, diffOutputs, wrt, TypeRange(ValueRange(inputs).getTypes()));
-    for (auto [w, g] : llvm::zip(wrt, adjoint.getResults())) accumulate(op.getInputs()[w], g);
+    SmallVector<Value> grads = ifAdjoint(b_, symbols_, op, diffOutputs, resultAdjoints(op, diffOutputs), wrt);
+    for (auto [w, g] : llvm::zip(wrt, grads)) accumulate(op.getInputs()[w], g);
     return success();
   }
 
-  // `to`'s single block: (x..., dout...) -> the gradients of `from` w.r.t. x[wrt].
-  void branchAdjoint(Location loc, Region &from, Region &to, ArrayRef<int64_t> diffOutputs, ArrayRef<int64_t> wrt,
-                     TypeRange argTypes) {
-    func::FuncOp func = functionOf(symbols_, loc, from, diffOutputs);
-    OpBuilder::InsertionGuard guard(b_);
-    Block *block = b_.createBlock(&to, to.end(), argTypes, SmallVector<Location>(argTypes.size(), loc));
-    b_.create<mindir::YieldOp>(loc, gradOf(b_, loc, func, block->getArguments(), wrt));
-  }
-
-  // The adjoint of a While, by recompute (no per-iteration storage): count the
-  // iterations N; then for k = N-1 .. 0, rebuild the state at iteration k by
-  // running body k times from the initial values, and pull the carried
-  // adjoint back through body there (a Grad of body, expanded next). O(N^2)
-  // body runs. Every float carried value takes part: one not varied at entry
-  // may become varied inside the loop.
   LogicalResult backwardWhile(mindir::WhileOp op) {
-    Location loc = op.getLoc();
     SmallVector<int64_t> floats;
     for (auto [i, v] : llvm::enumerate(op.getInputs()))
       if (mindir::bprop::isFloatTensor(v)) floats.push_back(i);
-    if (floats.empty() || llvm::none_of(floats, [&](int64_t i) { return varied_.contains(op.getInputs()[i]); }))
-      return success();
-    Region &cond = op.getCond(), &body = op.getBody();
-    auto count = [&](OpBuilder &b, int64_t v) { return mindir::bprop::splat(b, loc, RankedTensorType::get({}, b.getI64Type()), v); };
-    SmallVector<Value> inits{count(b_, 0)};
-    llvm::append_range(inits, op.getInputs());
-    auto counter = buildWhile(b_, loc, inits,
-        [&](OpBuilder &b, ValueRange a) { return inlineGraph(b, cond, a.drop_front()).front(); },
-        [&](OpBuilder &b, ValueRange a) {
-          SmallVector<Value> next{b.create<mindir::AddOp>(loc, a[0], count(b, 1))};
-          llvm::append_range(next, inlineGraph(b, body, a.drop_front()));
-          return next;
-        });
-    func::FuncOp step = functionOf(symbols_, loc, body, floats);
-    size_t f = floats.size();
-    SmallVector<Value> reverseInits{b_.create<mindir::SubOp>(loc, counter.getResult(0), count(b_, 1))};
-    for (int64_t i : floats) {
-      Value dout = adjoints_.lookup(op.getResult(i));
-      reverseInits.push_back(dout ? dout : mindir::bprop::zerosLike(b_, loc, op.getResult(i)));
-    }
-    llvm::append_range(reverseInits, op.getInputs());
-    auto reverse = buildWhile(b_, loc, reverseInits,
-        [&](OpBuilder &b, ValueRange a) { return b.create<mindir::GreaterEqualOp>(loc, a[0], count(b, 0)).getResult(); },
-        [&](OpBuilder &b, ValueRange a) {
-          Value k = a[0];
-          ValueRange dv = a.slice(1, f), v0 = a.drop_front(1 + f);
-          SmallVector<Value> replayInits{count(b, 0), k};
-          llvm::append_range(replayInits, v0);
-          auto replay = buildWhile(b, loc, replayInits,
-              [&](OpBuilder &b, ValueRange r) { return b.create<mindir::LessOp>(loc, r[0], r[1]).getResult(); },
-              [&](OpBuilder &b, ValueRange r) {
-                SmallVector<Value> next{b.create<mindir::AddOp>(loc, r[0], count(b, 1)), r[1]};
-                llvm::append_range(next, inlineGraph(b, body, r.drop_front(2)));
-                return next;
-              });
-          SmallVector<Value> gradInputs(replay.getResults().drop_front(2));
-          llvm::append_range(gradInputs, dv);
-          SmallVector<Value> next{b.create<mindir::SubOp>(loc, k, count(b, 1))};
-          llvm::append_range(next, gradOf(b, loc, step, gradInputs, floats));
-          llvm::append_range(next, v0);
-          return next;
-        });
-    for (size_t j = 0; j < f; ++j)
-      if (varied_.contains(op.getInputs()[floats[j]])) accumulate(op.getInputs()[floats[j]], reverse.getResult(1 + j));
+    if (llvm::none_of(floats, [&](int64_t i) { return varied_.contains(op.getInputs()[i]); })) return success();
+    SmallVector<Value> grads = whileAdjoint(b_, symbols_, op, floats, resultAdjoints(op, floats));
+    for (auto [i, g] : llvm::zip(floats, grads))
+      if (varied_.contains(op.getInputs()[i])) accumulate(op.getInputs()[i], g);
     return success();
+  }
+
+  // The adjoints of `op`'s results at `positions`; zeros where none flowed back.
+  SmallVector<Value> resultAdjoints(Operation *op, ArrayRef<int64_t> positions) {
+    SmallVector<Value> douts;
+    for (int64_t i : positions) {
+      Value dout = adjoints_.lookup(op->getResult(i));
+      douts.push_back(dout ? dout : mindir::bprop::zerosLike(b_, op->getLoc(), op->getResult(i)));
+    }
+    return douts;
   }
 
   // A value used several times gets the sum of its uses' adjoints.
