@@ -32,6 +32,7 @@ class Explanation:
     cached: bool = False                               # a compiled entry already matches the guard
     assumptions: list = field(default_factory=list)   # globals, closure variables, attributes guarded
     side_effects: list = field(default_factory=list)  # "file:line: what" (bytecode)
+    regions: list = field(default_factory=list)       # "While at file:line ...": control flow kept in the graph
 
     def __str__(self):
         lines = [f"{self.function}: capture_mode={self.capture_mode}, jit_level={self.jit_level}",
@@ -42,6 +43,7 @@ class Explanation:
             lines.append(f"  break at {b.location}: {b.reason} -> {b.consequence}")
         lines.extend(f"  side effect at {s}" for s in self.side_effects)
         lines.extend(f"  guards {a}" for a in self.assumptions)
+        lines.extend(f"  region op {r}" for r in self.regions)
         for i, text in enumerate(self.graphs):
             lines.append(f"graph {i}:")
             lines.extend("  " + line for line in text.splitlines())
@@ -75,8 +77,24 @@ def explain(fn, *args, **kwargs):
         report.breaks.append(GraphBreak(location, reason, consequence))
         return report
     report.graphs.append(captured.graph.as_text())
+    report.regions = region_ops(captured.graph)
     report.assumptions = _assumptions(captured)
     return report
+
+
+def region_ops(graph, depth=0):
+    """The If and While nodes of ``graph`` and of the regions inside them, outermost first, with
+    their source lines: where a tensor condition or loop stays in the compiled graph."""
+    out = []
+    for n in graph.nodes:
+        if n.op_type in ("If", "While"):
+            where = f"{n.location[0]}:{n.location[1]}" if n.location else "<unknown>"
+            what = ("one branch runs" if n.op_type == "If"
+                    else f"{len(n.inputs)} loop-carried values, captures included")
+            out.append(f"{'  ' * depth}{n.op_type} at {where} ({what})")
+        for region in (v for _, v in sorted(n.attrs.items()) if hasattr(v, "nodes")):
+            out.extend(region_ops(region, depth + 1))
+    return out
 
 
 def _assumptions(captured):

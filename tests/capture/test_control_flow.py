@@ -1,6 +1,6 @@
 """Control flow under capture_mode="ast" beyond the corpus (corpus.py runs every control-flow form
-under every mode): the predicate of a tensor ``if`` stays in the graph as Select, loops are
-unrolled, constructs that stay unsupported name their file:line under STRICT, and under LAX the
+under every mode): the predicate of a tensor ``if`` stays in the graph (an If node; a conditional
+expression is a Select), loops over Python values are unrolled (tensor loops: test_regions.py), constructs that stay unsupported name their file:line under STRICT, and under LAX the
 graph is split where Python needs a tensor's value."""
 import os
 import warnings
@@ -36,9 +36,10 @@ def flips(x):
 def test_flipping_a_tensor_condition_needs_no_recompile(level):
     jitted = jit(flips, jit_level=level, fullgraph=True)
     graph = jitted.lower(Tensor(POS)).graph
-    selects = [n for n in graph.nodes if n.op_type == "Select"]
-    assert len(selects) == 2
-    assert selects[0].location == (HERE, line_of("flip-if"))
+    ifs = [n for n in graph.nodes if n.op_type == "If"]            # the 'if' statement: one branch runs
+    selects = [n for n in graph.nodes if n.op_type == "Select"]    # the conditional expression
+    assert len(ifs) == 1 and len(selects) == 1
+    assert ifs[0].location == (HERE, line_of("flip-if"))
     outs = []
     for a in (POS, NEG, POS * 3.0, NEG * 0.5, MIX):
         got = jitted(Tensor(a))
@@ -133,8 +134,8 @@ def test_ambiguous_condition_is_a_value_error_like_eager():
         jit(ambiguous_condition, fullgraph=True)(Tensor(POS))
 
 
-@pytest.mark.parametrize("fn", [corpus.tensor_while, param_write_in_branch, corpus.list_append_in_branch,
-                                corpus.return_in_one_branch])
+@pytest.mark.parametrize("fn", [corpus.break_in_tensor_branch, param_write_in_branch, corpus.list_append_in_branch,
+                                corpus.mismatched_branches])
 def test_lax_splits_the_graph_at_the_tensor_condition(fn):
     jitted = jit(fn)   # fullgraph=False
     with warnings.catch_warnings(record=True) as caught:

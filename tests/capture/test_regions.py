@@ -18,9 +18,9 @@ line_of = marker_lines(HERE)
 RNG = np.random.default_rng(12)
 
 
-@pytest.fixture(autouse=True)
-def graph_loops(monkeypatch):
-    monkeypatch.setattr(control, "GRAPH_LOOPS", True)
+@pytest.fixture(scope="module")
+def daemon(module_daemon_home):
+    yield module_daemon_home
 
 
 def f32(*shape, low=-1.0, high=3.0):
@@ -105,8 +105,8 @@ def while_else(x):
 
 
 def loop_in_tensor_if(x, m):
-    if x.sum() > 0:
-        for _ in range(m):
+    if x.sum() > 0:  # <loop-in-if>
+        for _ in range(m):  # <loop-in-if-for>
             x = x * 1.5
     else:
         x = x - 1.0
@@ -164,6 +164,16 @@ def check(got, want):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def op_types(graph):
+    """The op types of ``graph``'s nodes and of the nodes of the regions inside them."""
+    out = []
+    for n in graph.nodes:
+        out.append(n.op_type)
+        for region in (v for v in n.attrs.values() if hasattr(v, "nodes")):
+            out += op_types(region)
+    return out
+
+
 def run_graph(captured, args):
     """The captured graph run by the evaluator, rebuilt into the function's result."""
     c = captured
@@ -177,7 +187,7 @@ def test_loop_is_one_while_node_and_matches_eager_and_numpy(fn):
     jitted = jit(fn, fullgraph=True)
     for args in inputs(fn):
         captured = jitted.lower(*map(Tensor, args))
-        assert any(n.op_type == "While" for n in captured.graph.nodes)
+        assert "While" in op_types(captured.graph)
         want = fn(*args)                             # numpy
         check(fn(*map(Tensor, args)), want)          # eager msjit
         check(run_graph(captured, args), want)       # the graph
@@ -250,3 +260,132 @@ def test_without_graph_loops_a_tensor_while_is_refused(monkeypatch):
     monkeypatch.setattr(control, "GRAPH_LOOPS", False)
     with pytest.raises(UnsupportedSyntaxError, match="'while' loop whose condition is a tensor value"):
         jit(while_countdown, fullgraph=True).lower(Tensor(pos3()))
+
+
+# ---- 'return' under a tensor condition: a 'returned' flag and value --------------------------------
+
+def early_return(x):
+    if x.sum() > 0:
+        return x * 2.0
+    y = x - 1.0
+    return y * 3.0
+
+
+def return_in_unrolled_loop(x):
+    for i in range(3):
+        if x[i] > 1.0:
+            return x * i
+        x = x + 0.5
+    return -x
+
+
+def return_in_nested_if(x):
+    if x.max() > 1.0:
+        if x.min() > 0.5:
+            return x + 10.0
+        x = x * 0.5
+    return x - 1.0
+
+
+def returns_a_tuple(x):
+    if x.sum() < 0:
+        return x, x.sum()
+    return -x, x.max()
+
+
+RETURNS = [early_return, return_in_unrolled_loop, return_in_nested_if, returns_a_tuple]
+RETURN_INPUTS = [(f32(3, low=-2.0, high=2.0),) for _ in range(4)] + [(pos3() + 0.6,), (-pos3(),)]
+
+
+@pytest.mark.parametrize("ifs", [False, True], ids=["select", "if-node"])
+@pytest.mark.parametrize("fn", RETURNS, ids=[f.__name__ for f in RETURNS])
+def test_return_under_a_tensor_condition(fn, ifs, monkeypatch):
+    monkeypatch.setattr(control, "GRAPH_IFS", ifs)
+    jitted = jit(fn, fullgraph=True)
+    for args in RETURN_INPUTS:
+        captured = jitted.lower(*map(Tensor, args))
+        assert any(n.op_type == "If" for n in captured.graph.nodes) == ifs
+        want = fn(*args)
+        check(fn(*map(Tensor, args)), want)
+        check(run_graph(captured, args), want)
+
+
+def falls_off_the_end(x):
+    if x.sum() > 0:  # <falls-off>
+        return x
+    x = x + 1.0
+
+
+def test_a_function_that_may_return_none_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match=f"^{HERE}:{line_of('falls-off')}: a condition on a tensor value where the return value is a float32\\[3\\] tensor in one "
+                       "branch and a NoneType in the other"):
+        jit(falls_off_the_end, fullgraph=True).lower(Tensor(pos3()))
+
+
+# ---- If nodes: only the branch taken runs ----------------------------------------------------------
+
+def safe_index(x, i):
+    if i < 3:
+        y = x[i]
+    else:
+        y = x[0] * 0.0
+    return y
+
+
+def safe_divide(a, d):
+    if d != 0:
+        q = a // d
+    else:
+        q = a
+    return q
+
+
+def test_an_untaken_branch_that_would_fault_does_not_run(monkeypatch):
+    x = f32(3)
+    monkeypatch.setattr(control, "GRAPH_IFS", False)
+    with_select = jit(safe_index, fullgraph=True).lower(Tensor(x), Tensor(i32(7)))
+    with pytest.raises(IndexError):     # both branches run: the gather out of range faults
+        run_graph(with_select, (x, i32(7)))
+    monkeypatch.setattr(control, "GRAPH_IFS", True)
+    captured = jit(safe_index, fullgraph=True).lower(Tensor(x), Tensor(i32(7)))
+    for i in (7, 1, 2, 3):
+        check(run_graph(captured, (x, i32(i))), safe_index(x, i32(i)))
+
+
+def test_if_node_signature():
+    graph = jit(safe_index, fullgraph=True).lower(Tensor(f32(3)), Tensor(i32(1))).graph
+    (node,) = [n for n in graph.nodes if n.op_type == "If"]
+    then, other = node.attrs["then_branch"], node.attrs["else_branch"]
+    assert [a for _, a in then.inputs] == [a for _, a in other.inputs] == [graph.node(i).aval if graph.node(i) else
+                                                                            dict(graph.inputs)[i] for i in node.inputs[1:]]
+    assert [a for _, a in then.outputs] == [a for _, a in other.outputs] == list(node.aval)
+    assert str(dict(graph.inputs).get(node.inputs[0]) or graph.node(node.inputs[0]).aval) == "bool_[]"
+
+
+# ---- compiled by msjitd ----------------------------------------------------------------------------
+
+COMPILED = [(fn, inputs(fn), True) for fn in FORMS] + [(fn, RETURN_INPUTS, ifs) for fn in RETURNS for ifs in (True, False)] + [
+    (safe_index, [(f32(3), i32(i)) for i in (7, 1, 2, 30)], True),
+    (safe_divide, [(np.array([7, -8, 9], np.int32), i32(d)) for d in (0, 2, -3)], True)]
+
+
+@pytest.mark.parametrize("level", ["O0", "O1"])
+@pytest.mark.parametrize("fn, sets, ifs", COMPILED, ids=[c[0].__name__ + ("" if c[2] else "-select") for c in COMPILED])
+def test_compiled_region_ops_match_eager_and_numpy_with_one_compile(fn, sets, ifs, level, daemon, monkeypatch):
+    monkeypatch.setattr(control, "GRAPH_IFS", ifs)
+    jitted = jit(fn, fullgraph=True, jit_level=level)
+    for args in sets:
+        want = fn(*args)
+        check(jitted(*map(Tensor, args)), want)
+        check(fn(*map(Tensor, args)), want)
+    assert jitted.stats.compiles == 1   # one guard: every input set ran the same compiled loop
+
+
+def test_explain_lists_region_ops_with_their_lines():
+    from msjit import explain
+    report = explain(jit(loop_in_tensor_if, fullgraph=True), Tensor(pos3()), Tensor(i32(2)))
+    assert report.regions == [f"If at {HERE}:{line_of('loop-in-if')} (one branch runs)",
+                              f"  While at {HERE}:{line_of('loop-in-if-for')} (4 loop-carried values, captures included)"]
+    text = str(report)
+    assert f"region op If at {HERE}:{line_of('loop-in-if')}" in text
+    assert "then_branch: graph" in text and "body: graph" in text

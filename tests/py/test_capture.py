@@ -336,7 +336,7 @@ def uses_for(x):
 
 def uses_while(x):
     while x.sum() > 100:  # <while>
-        x = x - 1
+        x = x[1:]   # (a loop on a tensor value is one While node, whose carried shapes are static)
     return x
 
 
@@ -352,7 +352,7 @@ def uses_numpy_on_tensor(x):
 def uses_tensor_condition(x):
     if x.sum():  # <tensor-if>
         return x
-    return -x
+    return x, -x   # (a tensor and a tuple: no one graph returns either)
 
 
 def uses_comprehension(x):
@@ -395,12 +395,12 @@ def uses_unsupported_helper(x):
 
 def helper_with_loop(x):
     while x.sum() > 100:  # <helper-while>
-        x = x - 1
+        x = x[1:]
     return x
 
 
 UNSUPPORTED = [
-    (uses_for, "for", "'for' loop"), (uses_while, "while", "'while' loop"),
+    (uses_for, "for", "'for' loop"), (uses_while, "while", "a 'while' loop on a tensor value where variable 'x'"),
     (uses_print, "print", "call to print"), (uses_numpy_on_tensor, "np-sum", "call to numpy.sum with a tensor"),
     (uses_tensor_condition, "tensor-if", "a condition on a tensor value"),
     (uses_comprehension, "listcomp", "list comprehension"), (uses_lambda, "lambda", "lambda"),
@@ -408,7 +408,7 @@ UNSUPPORTED = [
     (uses_try, "try", "'try' statement"),
     (uses_with, "with", "'with' statement"), (uses_attr_store, "attr-store", "assignment to an attribute"),
     (uses_asnumpy, "asnumpy", "conversion to a numpy array of a tensor under capture"),
-    (uses_unsupported_helper, "helper-while", "'while' loop"),
+    (uses_unsupported_helper, "helper-while", "a 'while' loop on a tensor value where variable 'x'"),
 ]
 
 

@@ -8,13 +8,16 @@ source. Whatever cannot be captured raises UnsupportedSyntaxError at its exact f
 jit decides whether that is fatal (fullgraph=True) or means running eagerly (JIT Fallback).
 
 Control flow (see control.py for the rules):
-- ``for`` and ``while`` loops run at capture, so they are unrolled: the loop variable is a Python
-  constant or a tensor each iteration (a ``for`` over a tensor walks its first axis); ``break``,
-  ``continue`` and ``else`` behave as in Python. At most ``MAX_UNROLL`` iterations per loop; a
-  ``while`` whose condition is a tensor needs graph loops and is unsupported.
-- ``if``/``elif``/ternaries/``and``/``or``/``not`` on a one-element tensor capture *both* branches
-  and merge every variable they assign with ``ops.where`` (Select), so the predicate stays in the
-  graph. Branches must be free of side effects; if one returns, both must.
+- ``for`` and ``while`` loops over Python values run at capture, so they are unrolled: the loop
+  variable is a Python constant or a tensor each iteration (a ``for`` over a tensor walks its first
+  axis); ``break``, ``continue`` and ``else`` behave as in Python. At most ``MAX_UNROLL`` iterations.
+- A ``while`` whose condition is a tensor, or a ``for`` over ``range`` with a tensor bound, is one
+  While node (control.graph_while); ``break``/``continue`` under tensor conditions inside it are
+  carried flags that guard the rest of the body.
+- ``if``/``elif`` on a one-element tensor interprets both branches into the regions of one If node
+  (only the branch taken runs); ternaries/``and``/``or``/``not`` merge with ``ops.where``
+  (Select). Branches must be free of Python side effects and Parameter writes. A ``return`` in one
+  branch sets the function's hidden 'returned' flag and value; what follows runs under its negation.
 
 Globals and closure variables are read once, at capture, and guarded (see guards.py): constants by
 value, other objects by identity, and what the capture read from containers reached through them
@@ -39,8 +42,9 @@ from ..tensor import Tensor
 from .callables import (ITERATING, STRUCTURAL, callable_name, in_collection as _in, is_constant_callable,
                         is_library, records_nodes, rows, structural_method)
 from . import control
-from .control import (BREAK, CONTINUE, ESCAPED, MAX_UNROLL, Branches, GraphLoop, OneBranch, assigned_names,
-                      contains_break, graph_while, merge_values, predicate)
+from .control import (BREAK, CONTINUE, ESCAPED, MAX_UNROLL, RETURNED, RETVAL, Branches, GraphLoop, IfNode,
+                      OneBranch, always_returns, assigned_names, contains_break, graph_while, merge_values,
+                      predicate, unset_like)
 from ..core import Tracer
 from ..ops.index_update import updated
 from ..parameter import Parameter
@@ -107,10 +111,11 @@ class _Return:
 
 
 class _Frame:
-    __slots__ = ("fn", "file", "locals", "local_names")
+    __slots__ = ("fn", "file", "locals", "local_names", "returned_at")
 
     def __init__(self, fn, file, local_vars, local_names):
         self.fn, self.file, self.locals, self.local_names = fn, file, local_vars, local_names
+        self.returned_at = None     # the first tensor 'if' with a 'return' in one branch (for errors)
 
 
 @functools.lru_cache(maxsize=512)
@@ -183,11 +188,20 @@ class _Interpreter:
             raise TypeError(f"{fn.__qualname__}(): {e}") from None
         bound.apply_defaults()
         saved, self.frame = self.frame, _Frame(fn, file, dict(bound.arguments), local_names)
+        saved_loops, self.loops = self.loops, []    # (a loop's break belongs to its own function)
         try:
             returned = self._block(fdef.body)
+            value = returned.value if isinstance(returned, _Return) else None
+            flag = self.frame.locals.get(RETURNED)
+            if flag is not None:   # a 'return' under a tensor condition: its value where the flag is set
+                retval = self.frame.locals[RETVAL]
+                if not isinstance(returned, _Return) and always_returns(fdef.body):
+                    return retval   # (the rest of the function returned under the flag's negation)
+                return merge_values(flag, retval, value, "the return value",
+                                    self._branch_error(self.frame.returned_at))
+            return value
         finally:
-            self.frame = saved
-        return returned.value if returned else None
+            self.frame, self.loops = saved, saved_loops
 
     def _block(self, stmts):
         for i, stmt in enumerate(stmts):
@@ -202,7 +216,9 @@ class _Interpreter:
         """``if not (broke or continued): stmts`` in the innermost graph loop; returns ESCAPED."""
         if not stmts:
             return ESCAPED
-        escaped = self.loops[-1].escaped(self.frame.locals)
+        loop = self.loops[-1] if self.loops else None
+        escaped = GraphLoop.any_set([self.frame.locals.get(RETURNED, False)]
+                                    + (loop.flags(self.frame.locals) if loop else []))
         if escaped is False:
             return self._block(stmts)
         first = stmts[0]
@@ -240,11 +256,13 @@ class _Interpreter:
         return UnsupportedSyntaxError(file, line, what, linecache.getline(file, line))
 
     # -- control flow ---------------------------------------------------------------------
-    def _loop_body(self, node, count):
+    def _loop_body(self, node, count, escaped=False):
+        """One unrolled iteration; ``escaped``: an earlier one set the 'returned' flag, so this one
+        runs under its negation."""
         if count > MAX_UNROLL:
             raise self._unsupported(node, f"{_describe(node)} running more than {MAX_UNROLL} iterations "
                                     "(loops are unrolled at capture)")
-        return self._block(node.body)
+        return self._guarded(node.body) if escaped else self._block(node.body)
 
     def visit_For(self, node):
         bounds = self._tensor_range(node.iter) if control.GRAPH_LOOPS else None
@@ -252,23 +270,25 @@ class _Interpreter:
             return self._range_loop(node, *bounds)
         iterable = self.builder.guards.read_iter(self._visit(node.iter))
         items = iter(rows(iterable) if type(iterable) is Tracer else iterable)
-        count = 0
+        count, escaped = 0, False
         self.loops.append(None)
         try:
             for item in items:
                 count += 1
                 self._assign(node.target, item)
-                signal = self._loop_body(node, count)
+                signal = self._loop_body(node, count, escaped)
                 if signal is BREAK:
-                    return None
-                if signal is not None and signal is not CONTINUE:
+                    return ESCAPED if escaped else None
+                if signal is ESCAPED:
+                    escaped = True
+                elif signal is not None and signal is not CONTINUE:
                     return signal   # a return
         finally:
             self.loops.pop()
-        return self._block(node.orelse)
+        return self._guarded(node.orelse) if escaped else self._block(node.orelse)
 
     def visit_While(self, node):
-        count = 0
+        count, escaped = 0, False
         self.loops.append(None)
         try:
             while True:
@@ -279,12 +299,14 @@ class _Interpreter:
                                                 "need a loop in the graph; loop over a constant range instead)")
                     break
                 if not test:
-                    return self._block(node.orelse)
+                    return self._guarded(node.orelse) if escaped else self._block(node.orelse)
                 count += 1
-                signal = self._loop_body(node, count)
+                signal = self._loop_body(node, count, escaped)
                 if signal is BREAK:
-                    return None
-                if signal is not None and signal is not CONTINUE:
+                    return ESCAPED if escaped else None
+                if signal is ESCAPED:
+                    escaped = True
+                elif signal is not None and signal is not CONTINUE:
                     return signal
         finally:
             self.loops.pop()
@@ -382,14 +404,18 @@ class _Interpreter:
         return lambda message: self._unsupported(node, f"a condition on a tensor value where {message}")
 
     def _tensor_if(self, node, cond):
-        """Both branches of ``if cond:`` for a tensor ``cond``, merged with ops.where."""
+        """``if cond:`` for a tensor ``cond``: both branches interpreted from the same variables,
+        then every variable they leave different merged: with ops.where (Select), or as the
+        outputs of an If node (control.GRAPH_IFS: only the branch taken runs). A ``break``,
+        ``continue`` or (in a function) ``return`` in one branch sets a flag instead (ESCAPED)."""
         frame = self.frame
         before = frame.locals
+        region = IfNode(self, cond) if control.GRAPH_IFS else None
         outcomes, escaped = [], False
         try:
-            for body in (node.body, node.orelse):
+            for i, body in enumerate((node.body, node.orelse)):
                 frame.locals = dict(before)
-                with self.branches:
+                with region.branch(i) if region else self.branches:
                     signal = self._block(body)
                 if signal is BREAK or signal is CONTINUE:
                     loop = self.loops[-1] if self.loops else None
@@ -399,28 +425,45 @@ class _Interpreter:
                     frame.locals[loop.broke if signal is BREAK else loop.cont] = True
                     signal = ESCAPED
                 if signal is ESCAPED:
-                    escaped = True
-                    signal = None
-                outcomes.append((signal, frame.locals))
+                    escaped, signal = True, None
+                outcomes.append([signal, frame.locals])
         finally:
             frame.locals = before
         (then_ret, then_vars), (else_ret, else_vars) = outcomes
         fail = self._branch_error(node)
         if (then_ret is None) != (else_ret is None):
-            raise self._unsupported(node, "a condition on a tensor value with 'return' in only one branch "
-                                    "(jit captures both branches: both must return, or neither)")
+            if not control.GRAPH_LOOPS or any(self.loops):
+                raise self._unsupported(node, "a condition on a tensor value with 'return' in only one branch "
+                                        "(jit captures both branches: both must return, or neither)")
+            frame.returned_at = frame.returned_at or node
+            for outcome in outcomes:   # the returning branch sets the function's 'returned' flag and value
+                if outcome[0] is not None:
+                    outcome[1][RETURNED], outcome[1][RETVAL] = True, outcome[0].value
+            then_ret = else_ret = None
+            escaped = True
+        select = region.select if region else None
         if then_ret is not None:
-            return type(then_ret)(merge_values(cond, then_ret.value, else_ret.value, "the return value", fail))
+            value = merge_values(cond, then_ret.value, else_ret.value, "the return value", fail, select)
+            return type(then_ret)(region.finish(value) if region else value)
         text = linecache.getline(frame.file, node.lineno)
+        merged = {}
         for name in dict.fromkeys([*then_vars, *else_vars]):
             tv, ev = then_vars.get(name, _MISSING), else_vars.get(name, _MISSING)
+            if name.startswith(".") and _MISSING in (tv, ev):   # a flag unset (False), the value of no return
+                tv, ev = [(v if v is not _MISSING else (unset_like(other) if name == RETVAL else False))
+                          for v, other in ((tv, ev), (ev, tv))]
             if tv is ev:
                 value = tv
             elif _MISSING in (tv, ev) or isinstance(tv, OneBranch) or isinstance(ev, OneBranch):
                 value = OneBranch(name, frame.file, node.lineno, text)
             else:
-                value = merge_values(cond, tv, ev, f"variable {name!r}", fail)
-            before[name] = value
+                if name == RETVAL:   # (named at the first 'if' that returned: the guard's line says little)
+                    value = merge_values(cond, tv, ev, "the return value", self._branch_error(frame.returned_at),
+                                         select)
+                else:
+                    value = merge_values(cond, tv, ev, f"variable {name!r}", fail, select)
+            merged[name] = value
+        before.update(region.finish(merged) if region else merged)
         return ESCAPED if escaped else None
 
     def _condition(self, value, node):

@@ -1,17 +1,19 @@
-"""Control flow for the ast interpreter (capture.ast): loop signals, and merging the two branches
-of a condition on a tensor.
+"""Control flow for the ast interpreter (capture.ast): loop signals, merging the two branches of a
+condition on a tensor, loops on tensors as While nodes, and running such graphs without msjitd.
 
-Loops run at capture (unrolled), so they need nothing beyond the ``BREAK``/``CONTINUE`` signals a
-block returns. A condition on a one-element tensor cannot pick a branch at capture: both branches
-are interpreted, each from the same starting variables, and every variable whose value differs
-afterwards is merged with ``ops.where(predicate, then_value, else_value)``. That is only the eager
-answer when running the untaken branch changes nothing, so while a branch is captured
-``Branches`` refuses side effects: Parameter writes (``builder.assign``), and in-place changes of
-Python containers that existed before the branch.
+Loops over Python values run at capture (unrolled), so they need nothing beyond the ``BREAK``/
+``CONTINUE`` signals a block returns. A condition on a one-element tensor cannot pick a branch at
+capture: both branches are interpreted, each from the same starting variables, and every variable
+whose value differs afterwards becomes an output of one If node whose regions are the branches
+(IfNode; only the branch taken runs), or for expressions is merged with ``ops.where``. Python
+cannot see which branch runs, so while a branch (or a loop region) is captured ``Branches`` refuses
+side effects: Parameter writes (``builder.assign``), and in-place changes of Python containers that
+existed before it.
 """
 import ast
 import linecache
 import math
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from ..core import ShapedArray, activate, deactivate
 from ..errors import UnsupportedSyntaxError
 from ..mixin import TensorMixin
 from ..ops.prims import PRIMITIVES
+from ..tensor import Tensor
 from .graph import Captures, RegionBuilder
 
 MAX_UNROLL = 10_000     # iterations of one loop at capture, beyond which capture gives up
@@ -87,28 +90,30 @@ def _kind(v):
     return type(v).__name__
 
 
-def merge_values(cond, then_value, else_value, what, fail):
+def merge_values(cond, then_value, else_value, what, fail, select=None):
     """``then_value if cond else else_value`` for a 0-d bool tensor ``cond``: tensors and numbers
-    through ops.where, tuples/lists/dicts element by element, equal constants as they are.
-    ``fail(message)`` makes the exception for values that cannot be merged."""
+    through ``select(cond, tv, ev)`` (ops.where, or an If node's outputs, see IfNode), tuples/lists/
+    dicts element by element, equal constants as they are. ``fail(message)`` makes the exception
+    for values that cannot be merged."""
     tv, ev = then_value, else_value
+    select = select or ops.where
     if tv is ev:
         return tv
     if type(tv) in (tuple, list) and type(tv) is type(ev):
         if len(tv) != len(ev):
             raise fail(f"{what} has {len(tv)} elements in one branch and {len(ev)} in the other")
-        return type(tv)(merge_values(cond, a, b, f"{what}[{i}]", fail) for i, (a, b) in enumerate(zip(tv, ev)))
+        return type(tv)(merge_values(cond, a, b, f"{what}[{i}]", fail, select) for i, (a, b) in enumerate(zip(tv, ev)))
     if type(tv) is dict and type(ev) is dict:
         if list(tv) != list(ev):
             raise fail(f"{what} has keys {list(tv)} in one branch and {list(ev)} in the other")
-        return {k: merge_values(cond, tv[k], ev[k], f"{what}[{k!r}]", fail) for k in tv}
+        return {k: merge_values(cond, tv[k], ev[k], f"{what}[{k!r}]", fail, select) for k in tv}
     t_tensor, e_tensor = isinstance(tv, TensorMixin), isinstance(ev, TensorMixin)
     if (t_tensor or _is_number(tv)) and (e_tensor or _is_number(ev)):
         if not (t_tensor or e_tensor) and type(tv) is type(ev) and tv == ev:
             return tv
         if t_tensor and e_tensor and (tuple(tv.shape), tv.dtype) != (tuple(ev.shape), ev.dtype):
             raise fail(f"{what} is a {_kind(tv)} in one branch and a {_kind(ev)} in the other")
-        return ops.where(cond, tv, ev)
+        return select(cond, tv, ev)
     try:
         same = type(tv) is type(ev) and bool(tv == ev)
     except Exception:   # noqa: BLE001  (objects whose == is not a plain bool)
@@ -179,7 +184,10 @@ class Branches:
 
 # Whether loops on a tensor value become While nodes (else they are refused, as before msjitd had
 # the op): on once the compiler in this tree lowers mindir.While.
-GRAPH_LOOPS = False
+GRAPH_LOOPS = True
+# Whether a tensor ``if`` becomes an If node (exactly one branch runs) rather than both branches
+# merged with Select: on once msjitd differentiates mindir.If.
+GRAPH_IFS = True
 
 ESCAPED = _Signal("escaped")    # a block set a loop's flag under a tensor condition: guard what follows
 _MAX_WIDEN = 3                  # re-captures of a loop whose Python-number variables become tensors
@@ -194,14 +202,47 @@ class GraphLoop:
         self.broke = f".broke@{key}" if has_break else None
         self.cont = f".continue@{key}"
 
-    def escaped(self, local_vars):
-        """``broke or continued`` now: False, or a 0-d bool tensor."""
-        flags = [local_vars.get(f, False) for f in (self.broke, self.cont) if f]
-        flags = [f for f in flags if f is not False]
+    def flags(self, local_vars):
+        return [local_vars.get(f, False) for f in (self.broke, self.cont) if f]
+
+    @staticmethod
+    def any_set(flags):
+        """``flag or flag ...``: False, or a 0-d bool tensor."""
         out = False
         for f in flags:
-            out = f if out is False else ops.logical_or(out, f)
+            if f is not False:
+                out = f if out is False else ops.logical_or(out, f)
         return out
+
+
+# A 'return' under a tensor condition in a function (not in a loop on a tensor value): the
+# function's hidden 'returned' flag and return value (see ast._Interpreter.call).
+RETURNED, RETVAL = ".returned", ".retval"
+
+
+def unset_like(v):
+    """The value a flag-guarded variable has where its flag is not set (never read there): zeros
+    shaped like ``v``, so that it can be an If branch's output too."""
+    if isinstance(v, TensorMixin):
+        return Tensor(_number_array(0, _aval(v)))
+    if type(v) in (tuple, list):
+        return type(v)(unset_like(x) for x in v)
+    if type(v) is dict:
+        return {k: unset_like(x) for k, x in v.items()}
+    return v
+
+
+def always_returns(stmts):
+    """Whether ``stmts`` cannot complete without a 'return' (or 'raise'): the function never
+    falls off its end."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return always_returns(last.body) and always_returns(last.orelse)
+    return False
 
 
 def assigned_names(stmts):
@@ -244,22 +285,84 @@ def _number_array(v, aval):
     return np.asarray(v, np.float32 if isinstance(v, float) else None)
 
 
-def _in_region(interp, region, names, avals, fn):
-    """Run ``fn()`` with the interpreter building ``region``, ``names`` bound to its carried inputs.
-    Returns (fn's result, the variables afterwards)."""
-    frame, saved_builder = interp.frame, interp.builder
-    saved_locals = frame.locals
-    frame.locals = dict(saved_locals)
-    frame.locals.update((n, region.carry(a)) for n, a in zip(names, avals))
+@contextmanager
+def building(interp, region):
+    """The interpreter builds ``region`` inside the block (ops on its tracers record there)."""
+    saved = interp.builder
     interp.builder = region
     activate(region)
     try:
         with interp.branches:   # (a region runs a data-dependent number of times: no Python side effects)
+            yield region
+    finally:
+        deactivate(region)
+        interp.builder = saved
+
+
+def _in_region(interp, region, names, avals, fn):
+    """Run ``fn()`` with the interpreter building ``region``, ``names`` bound to its carried inputs.
+    Returns (fn's result, the variables afterwards)."""
+    frame = interp.frame
+    saved_locals = frame.locals
+    frame.locals = dict(saved_locals)
+    frame.locals.update((n, region.carry(a)) for n, a in zip(names, avals))
+    try:
+        with building(interp, region):
             out = fn()
         return out, frame.locals
     finally:
-        deactivate(region)
-        interp.builder, frame.locals = saved_builder, saved_locals
+        frame.locals = saved_locals
+
+
+class IfNode:
+    """A tensor ``if`` captured as one If node: each branch is interpreted into its own region
+    (``branch(i)``), then every value that differs between them is ``select``-ed (a placeholder,
+    see merge_values) and ``finish`` makes the node whose outputs replace the placeholders."""
+
+    def __init__(self, interp, cond):
+        self.interp, self.cond, self.outer = interp, cond, interp.builder
+        self.captures = Captures()
+        self.regions = [RegionBuilder(f"{self.outer.name}_{k}", self.outer, self.captures) for k in ("then", "else")]
+        self.pairs = []
+
+    def branch(self, i):
+        return building(self.interp, self.regions[i])
+
+    def select(self, cond, tv, ev):
+        if not isinstance(tv, TensorMixin) or not isinstance(ev, TensorMixin):   # (a number: the other's dtype)
+            like = tv if isinstance(tv, TensorMixin) else ev if isinstance(ev, TensorMixin) else None
+            aval = _aval(like if like is not None else max(tv, ev, key=lambda v: (type(v) is float, type(v) is int)))
+            tv, ev = (v if isinstance(v, TensorMixin) else _number_array(v, aval) for v in (tv, ev))
+        self.pairs.append((tv, ev))
+        return _Pending(len(self.pairs) - 1)
+
+    def finish(self, values):
+        """Make the If node; ``values`` with every placeholder replaced by its output."""
+        if not self.pairs:
+            return values
+        outs = [[r.lift(p[i]) for p in self.pairs] for i, r in enumerate(self.regions)]   # (captures first)
+        branches = [r.close(o) for r, o in zip(self.regions, outs)]
+        outs = self.outer.add_multi("If", [self.cond] + self.captures.values,
+                                    {"then_branch": branches[0], "else_branch": branches[1]},
+                                    [a for _, a in branches[0].outputs])
+        return _resolve(values, outs)
+
+
+class _Pending:
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+
+def _resolve(v, outs):
+    if type(v) is _Pending:
+        return outs[v.index]
+    if type(v) in (tuple, list):
+        return type(v)(_resolve(x, outs) for x in v)
+    if type(v) is dict:
+        return {k: _resolve(x, outs) for k, x in v.items()}
+    return v
 
 
 def graph_while(interp, node, names, test, body, fail):
@@ -300,7 +403,9 @@ def graph_while(interp, node, names, test, body, fail):
         if n not in carried and n in start and not _same_python_value(after.get(n), start[n]):
             raise fail(f"variable {n!r} (a {_kind(start[n])}) changes in the loop (only tensors and numbers "
                        "can change in a loop on a tensor value)")
-    body_outs = [after[n] if not _is_number(after[n]) else _number_array(after[n], a)
+    # (lift every output before closing any region: lifting an outer value adds a capture)
+    pred = cond.lift(pred)
+    body_outs = [region.lift(after[n] if not _is_number(after[n]) else _number_array(after[n], a))
                  for n, a in zip(carried, avals)]
     body_outs += [region.passthrough(i) for i in range(len(captures.values))]
     attrs = {"cond": cond.close([pred]), "body": region.close(body_outs)}

@@ -15,7 +15,9 @@ def assign(variable, value):
     output written back after each run. Returns ``variable``."""
     if not isinstance(variable, Parameter):
         raise TypeError(f"Assign: the variable must be a Parameter, got {type(variable).__name__}")
-    builder = value.builder if type(value) is Tracer else current_builder()
+    # The innermost capture records (as in bind): inside an If/While region or a Grad body, the
+    # value may be a Tracer of an enclosing graph.
+    builder = current_builder() or (value.builder if type(value) is Tracer else None)
     if builder is not None:
         builder.assign(variable, convert(operand("Assign", value), variable.dtype))
     else:
