@@ -18,7 +18,7 @@ struct ShapeLimits {
   int64_t maxNodes = 200000;                 // nodes of the whole model, Grad bodies included
   int maxRank = 32;                          // dims of one tensor
   int64_t maxElements = int64_t(1) << 40;    // elements of one tensor (and its largest stride)
-  int maxGraphDepth = 8;                     // Grad bodies nested inside Grad bodies
+  int maxGraphDepth = 8;                     // graphs (Grad, If, While bodies) nested in each other
 };
 
 // a * b, false when it overflows int64.
@@ -68,7 +68,7 @@ inline std::string nodeCountError(int64_t nodes, const ShapeLimits &limits) {
 
 inline std::string graphDepthError(int depth, const ShapeLimits &limits) {
   if (depth <= limits.maxGraphDepth) return "";
-  return "Grad bodies are nested " + std::to_string(depth) + " deep, over the limit of " +
+  return "graphs (Grad, If, While bodies) are nested " + std::to_string(depth) + " deep, over the limit of " +
          std::to_string(limits.maxGraphDepth);
 }
 

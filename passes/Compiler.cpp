@@ -59,7 +59,7 @@ std::string manifestFor(const CompileResult &r) {
 }  // namespace
 
 // Bump on every change to what the compiler produces: it keys the persistent artifact cache.
-const char *compilerVersion() { return "msjit-compiler-3"; }
+const char *compilerVersion() { return "msjit-compiler-4"; }
 
 CompileResult compileModel(const mindir::ModelProto &model, const CompileOptions &options) {
   CompileResult result;
