@@ -124,26 +124,33 @@ def merge_values(cond, then_value, else_value, what, fail, select=None):
 
 
 class Branches:
-    """Context of a branch of a condition on a tensor (nested ones stack): Parameter writes raise,
-    and so do in-place changes of containers not created inside the branch (``fresh``)."""
+    """Context of a branch of a condition on a tensor, or of a loop region (nested ones stack):
+    in-place changes of containers not created inside it (``fresh``) raise, and so do Parameter
+    writes, except into a region (an If branch, a While body), which threads them out as extra
+    outputs (see IfNode.finish and graph_while)."""
 
     def __init__(self, interpreter):
         self.interpreter = interpreter
         self.depth = 0
         self.fresh = []         # containers created inside a branch (kept alive: compared by id)
         self._fresh_ids = set()
+        self._shadowed = []     # per level: the builder whose assign it forbids, or None
 
     def __enter__(self):
         self.depth += 1
-        if self.depth == 1:
-            builder = self.interpreter.builder
+        builder = self.interpreter.builder
+        forbid = not isinstance(builder, RegionBuilder) and "assign" not in vars(builder)
+        if forbid:
             builder.assign = self._forbidden_assign   # instance attribute shadows the method
+        self._shadowed.append(builder if forbid else None)
         return self
 
     def __exit__(self, *exc):
+        builder = self._shadowed.pop()
+        if builder is not None:
+            del builder.assign
         self.depth -= 1
         if self.depth == 0:
-            del self.interpreter.builder.assign
             self.fresh.clear()
             self._fresh_ids.clear()
         return False
@@ -299,13 +306,15 @@ def building(interp, region):
         interp.builder = saved
 
 
-def _in_region(interp, region, names, avals, fn):
-    """Run ``fn()`` with the interpreter building ``region``, ``names`` bound to its carried inputs.
-    Returns (fn's result, the variables afterwards)."""
+def _in_region(interp, region, names, avals, fn, params=()):
+    """Run ``fn()`` with the interpreter building ``region``, ``names`` then the Parameters
+    ``params`` bound to its carried inputs. Returns (fn's result, the variables afterwards)."""
     frame = interp.frame
     saved_locals = frame.locals
     frame.locals = dict(saved_locals)
     frame.locals.update((n, region.carry(a)) for n, a in zip(names, avals))
+    for p in params:
+        region.thread(p, ShapedArray.of(p._array))
     try:
         with building(interp, region):
             out = fn()
@@ -337,7 +346,13 @@ class IfNode:
         return _Pending(len(self.pairs) - 1)
 
     def finish(self, values):
-        """Make the If node; ``values`` with every placeholder replaced by its output."""
+        """Make the If node; ``values`` with every placeholder replaced by its output. A Parameter
+        either branch assigned is one more output (its value at the 'if' where not assigned),
+        assigned in the enclosing graph."""
+        written = {}
+        for r in self.regions:
+            written.update((key, p) for key, (p, _) in r.parameter_writes().items())
+        params = [(p, self.select(None, *(r.parameter(p) for r in self.regions))) for p in written.values()]
         if not self.pairs:
             return values
         outs = [[r.lift(p[i]) for p in self.pairs] for i, r in enumerate(self.regions)]   # (captures first)
@@ -345,6 +360,8 @@ class IfNode:
         outs = self.outer.add_multi("If", [self.cond] + self.captures.values,
                                     {"then_branch": branches[0], "else_branch": branches[1]},
                                     [a for _, a in branches[0].outputs])
+        for p, pending in params:
+            self.outer.assign(p, outs[pending.index])
         return _resolve(values, outs)
 
 
@@ -377,13 +394,18 @@ def graph_while(interp, node, names, test, body, fail):
     start = dict(frame.locals)
     carried = [n for n in names if _carriable(start.get(n))]
     init = {n: start[n] for n in carried}
+    params = []     # Parameters the body assigns: carried after the variables (the loop's state)
     for attempt in range(_MAX_WIDEN + 1):
         captures, avals = Captures(), [_aval(init[n]) for n in carried]
         cond = RegionBuilder(f"{outer.name}_cond", outer, captures)
-        pred, _ = _in_region(interp, cond, carried, avals, lambda: _loop_predicate(test()))
+        pred, _ = _in_region(interp, cond, carried, avals, lambda: _loop_predicate(test()), params)
         region = RegionBuilder(f"{outer.name}_body", outer, captures)
-        _, after = _in_region(interp, region, carried, avals, body)
-        widened = False
+        _, after = _in_region(interp, region, carried, avals, body, params)
+        written = [p for p, _ in region.parameter_writes().values() if all(p is not q for q in params)]
+        if written and attempt == _MAX_WIDEN:
+            raise fail("the loop assigns Parameters only found after several captures")
+        params += written
+        widened = bool(written)
         for n, a in zip(carried, avals):
             v = after[n]
             if type(v) is OneBranch:
@@ -407,11 +429,15 @@ def graph_while(interp, node, names, test, body, fail):
     pred = cond.lift(pred)
     body_outs = [region.lift(after[n] if not _is_number(after[n]) else _number_array(after[n], a))
                  for n, a in zip(carried, avals)]
+    body_outs += [region.parameter(p) for p in params]
     body_outs += [region.passthrough(i) for i in range(len(captures.values))]
     attrs = {"cond": cond.close([pred]), "body": region.close(body_outs)}
     operands = [v if isinstance(v, TensorMixin) else _number_array(v, a) for v, a in zip(init.values(), avals)]
+    operands += [outer.parameter(p) for p in params]
     outs = outer.add_multi("While", operands + captures.values, attrs,
-                           avals + [v.aval for v in captures.values])
+                           avals + [ShapedArray.of(p._array) for p in params] + [v.aval for v in captures.values])
+    for k, p in enumerate(params):
+        outer.assign(p, outs[len(carried) + k])
     text = linecache.getline(frame.file, node.lineno)
     for n in names:
         if n in carried:

@@ -325,8 +325,14 @@ class RegionBuilder(GraphBuilder):
         t = self._param_values.get(id(p))
         return t if t is not None else self._captured(self.outer.parameter(p))
 
-    def assign(self, p, value):
-        raise ValueError(f"assigning Parameter {p.name!r} inside a loop or branch on a tensor value")
+    def parameter_writes(self):
+        """{id(Parameter): (Parameter, value)} of the Parameters this region assigned."""
+        return dict(self._updates)
+
+    def thread(self, p, aval):
+        """Parameter ``p`` is carried into this region (a While's state): reads see the input."""
+        self._param_values[id(p)] = t = self.carry(aval)
+        return t
 
     def close(self, outputs):
         """The region's Graph: inputs are the carried values then every capture of the op (all
