@@ -125,6 +125,24 @@ def reads_outer_values(x, scale):
     return y
 
 
+def return_in_while(x, m):
+    i = 0
+    while i < m:
+        if x[i] > 1.0:
+            return x * i      # a 'return' inside the loop: the 'returned' flag stops it
+        i = i + 1
+    return -x
+
+
+def return_in_for(x, m):
+    acc = x
+    for _ in range(m):
+        acc = acc + 1.0
+        if acc.sum() > 10.0:
+            return acc * 2.0
+    return acc
+
+
 def pos3():
     return f32(3, low=0.1, high=2.0)
 
@@ -141,11 +159,14 @@ def inputs(fn):
         while_else: [(f32(3, low=-1.0, high=1.0),), (f32(3, low=5.5, high=6.0),), (f32(3, low=9.0, high=12.0),)],
         loop_in_tensor_if: [(pos3(), i32(3)), (-pos3(), i32(3)), (pos3(), i32(0))],
         reads_outer_values: [(pos3(), pos3()), (pos3() * 3.0, pos3())],
+        return_in_while: [(np.array(v, np.float32), i32(m)) for v, m in (([0.5, 0.2, 3.0], 3), ([0.5, 0.2, 0.3], 3),
+                                                                          ([2.0, 1.0, 1.0], 2), ([0.1, 1.5, 2.0], 3))],
+        return_in_for: [(f32(3), i32(m)) for m in (0, 2, 5, 9)],
     }[fn]
 
 
 FORMS = [while_countdown, for_tensor_bound, for_start_stop_step, while_break, for_continue, break_and_continue,
-         nested_loops, while_else, loop_in_tensor_if, reads_outer_values]
+         nested_loops, while_else, loop_in_tensor_if, reads_outer_values, return_in_while, return_in_for]
 
 
 def as_numpy(v):

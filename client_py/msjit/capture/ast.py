@@ -43,8 +43,8 @@ from .callables import (ITERATING, STRUCTURAL, callable_name, in_collection as _
                         is_library, records_nodes, rows, structural_method)
 from . import control
 from .control import (BREAK, CONTINUE, ESCAPED, MAX_UNROLL, RETURNED, RETVAL, Branches, GraphLoop, IfNode,
-                      OneBranch, always_returns, assigned_names, contains_break, graph_while, merge_values,
-                      predicate, unset_like)
+                      OneBranch, always_returns, assigned_names, contains_break, contains_return, graph_while,
+                      merge_values, predicate, unset_like)
 from ..core import Tracer
 from ..ops.index_update import updated
 from ..parameter import Parameter
@@ -192,8 +192,8 @@ class _Interpreter:
         try:
             returned = self._block(fdef.body)
             value = returned.value if isinstance(returned, _Return) else None
-            flag = self.frame.locals.get(RETURNED)
-            if flag is not None:   # a 'return' under a tensor condition: its value where the flag is set
+            flag = self.frame.locals.get(RETURNED, False)
+            if flag is not False:   # a 'return' under a tensor condition: its value where the flag is set
                 retval = self.frame.locals[RETVAL]
                 if not isinstance(returned, _Return) and always_returns(fdef.body):
                     return retval   # (the rest of the function returned under the flag's negation)
@@ -363,11 +363,16 @@ class _Interpreter:
         if loop.broke:
             frame.locals[loop.broke] = False
             names = names + [loop.broke]
+        returns = contains_return(node.body)
+        if returns:   # the function's 'returned' flag and value are carried (the value once its type is known)
+            frame.locals.setdefault(RETURNED, False)
+            names = names + [RETURNED, RETVAL]
 
         def cond():
             value = test()
-            if loop.broke and type(value) is Tracer:
-                value = ops.logical_and(predicate(value), ops.logical_not(frame.locals[loop.broke]))
+            stop = GraphLoop.any_set([frame.locals.get(f, False) for f in (loop.broke, RETURNED) if f])
+            if stop is not False and type(value) is Tracer:
+                value = ops.logical_and(predicate(value), ops.logical_not(stop))
             return value
 
         def body():
@@ -376,8 +381,9 @@ class _Interpreter:
             signal = self._block(node.body)
             if signal is BREAK:
                 frame.locals[loop.broke] = True
-            elif isinstance(signal, _Return):
-                raise self._unsupported(node, f"'return' inside a {_describe(node)} on a tensor value")
+            elif isinstance(signal, _Return):   # (every path of this iteration returned)
+                frame.locals[RETURNED], frame.locals[RETVAL] = True, signal.value
+                frame.returned_at = frame.returned_at or node
         self.loops.append(loop)
         try:
             graph_while(self, node, names, cond, body,
@@ -385,13 +391,15 @@ class _Interpreter:
                                                           f"{message}"))
         finally:
             self.loops.pop()
-        if not node.orelse:
-            return None
-        if loop.broke:
-            broke = frame.locals.pop(loop.broke)
+        broke = frame.locals.pop(loop.broke) if loop.broke else False
+        if node.orelse and broke is not False:
+            stop = GraphLoop.any_set([broke, frame.locals.get(RETURNED, False)])
             guard = ast.If(test=ast.Constant(True), body=node.orelse, orelse=[], lineno=node.orelse[0].lineno,
                            col_offset=node.orelse[0].col_offset)
-            return self._tensor_if(guard, ops.logical_not(broke))
+            self._tensor_if(guard, ops.logical_not(stop))
+            return ESCAPED if returns else None
+        if returns:   # what follows the loop runs only if it did not return
+            return self._guarded(node.orelse) if node.orelse else ESCAPED
         return self._block(node.orelse)
 
     def visit_Break(self, node):
@@ -432,7 +440,7 @@ class _Interpreter:
         (then_ret, then_vars), (else_ret, else_vars) = outcomes
         fail = self._branch_error(node)
         if (then_ret is None) != (else_ret is None):
-            if not control.GRAPH_LOOPS or any(self.loops):
+            if not control.GRAPH_LOOPS:
                 raise self._unsupported(node, "a condition on a tensor value with 'return' in only one branch "
                                         "(jit captures both branches: both must return, or neither)")
             frame.returned_at = frame.returned_at or node

@@ -274,6 +274,17 @@ def contains_break(stmts):
     return False
 
 
+def contains_return(stmts):
+    """Whether ``stmts`` hold a 'return' (of the function they are in, not of a nested one)."""
+    def walk(node):
+        if isinstance(node, ast.Return):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return False
+        return any(walk(c) for c in ast.iter_child_nodes(node))
+    return any(walk(s) for s in stmts)
+
+
 def _carriable(v):
     return isinstance(v, TensorMixin) or _is_number(v)
 
@@ -406,6 +417,13 @@ def graph_while(interp, node, names, test, body, fail):
             raise fail("the loop assigns Parameters only found after several captures")
         params += written
         widened = bool(written)
+        for n in names:   # a hidden value first set in the body (a 'return' value): carried from now on
+            if n.startswith(".") and n not in carried and n in after:
+                if not _carriable(after[n]):
+                    raise fail(f"the return value is a {_kind(after[n])} (a 'return' inside the loop returns one "
+                               "tensor or number)")
+                carried.append(n)
+                init[n], widened = unset_like(after[n]), True
         for n, a in zip(carried, avals):
             v = after[n]
             if type(v) is OneBranch:
