@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from msjit import Parameter, Tensor, jit, ops
+from msjit import Parameter, Tensor, jit, nn, ops
 from msjit.capture import control
 from msjit.errors import UnsupportedSyntaxError
 from support import marker_lines
@@ -492,3 +492,47 @@ def test_parameter_writes_in_regions_match_eager(fn, level, daemon):
             np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5)
     assert eager_state[1].asnumpy() > 0 and eager_state[0].asnumpy().any()   # both kinds of writes ran
     assert jitted.stats.compiles == 1
+
+
+class Counter(nn.Cell):
+    """``self.count += 1`` and a conditional ``self.total = ...`` on Parameter attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = Parameter(Tensor(np.zeros((), np.float32)), name="count")
+        self.total = Parameter(Tensor(np.zeros(3, np.float32)), name="total")
+
+    def construct(self, x):
+        self.count += 1
+        if x.sum() > 0:
+            self.total = self.total + x * self.count
+        return x * self.count
+
+
+@pytest.mark.parametrize("level", ["O0", "O1"])
+def test_cell_attribute_writes_are_parameter_assignments_in_order(level, daemon):
+    compiled, eager = Counter(), Counter()
+    jitted = jit(compiled.construct, fullgraph=True, jit_level=level)
+    for x in (pos3(), -pos3(), pos3() * 2.0):
+        check(jitted(Tensor(x)), eager.construct(Tensor(x)))
+        for name in ("count", "total"):
+            np.testing.assert_allclose(getattr(compiled, name).asnumpy(), getattr(eager, name).asnumpy(), rtol=1e-6)
+    assert float(eager.count.asnumpy()) == 3.0 and jitted.stats.compiles == 1
+
+
+class PlainCounter:
+    calls = 0
+
+
+PLAIN = PlainCounter()
+
+
+def writes_a_python_attribute(x):
+    PLAIN.calls = PLAIN.calls + 1  # <python-attr>
+    return x
+
+
+def test_a_python_attribute_write_is_refused_with_the_reason():
+    with pytest.raises(UnsupportedSyntaxError, match=f"^{HERE}:{line_of('python-attr')}: assignment to an attribute "
+                       "\\('calls' is not a Parameter"):
+        jit(writes_a_python_attribute, fullgraph=True).lower(Tensor(pos3()))

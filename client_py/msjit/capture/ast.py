@@ -509,6 +509,10 @@ class _Interpreter:
             self._check_index(node.target, container, index)
             value = self._binop(node.op, container[index], self._visit(node.value), node)
             return self._store_item(node.target, container, index, value)
+        if isinstance(node.target, ast.Attribute):   # self.step += 1 on a Parameter attribute
+            owner = self._visit(node.target.value)
+            current = self._parameter_attribute(node.target, owner)
+            return self._assign_parameter(current, self._binop(node.op, current, self._visit(node.value), node))
         if not isinstance(node.target, ast.Name):
             raise self._unsupported(node.target, _describe(node.target))
         current = self._load(node.target.id)
@@ -537,8 +541,23 @@ class _Interpreter:
                 self._assign(t, v)
         elif isinstance(target, ast.Subscript):
             self._store_item(target, self._visit(target.value), self._visit(target.slice), value)
+        elif isinstance(target, ast.Attribute):
+            self._assign_parameter(self._parameter_attribute(target, self._visit(target.value)), value)
         else:
             raise self._unsupported(target, _describe(target))
+
+    def _parameter_attribute(self, target, owner):
+        """The Parameter ``owner.attr`` an attribute assignment writes. Only Parameters are graph
+        state (an Assign, written back after each call, ordered like any other Parameter write);
+        any other attribute is a Python value the compiled function cannot change."""
+        current = getattr(owner, target.attr, None)
+        if not isinstance(current, Parameter):
+            raise self._unsupported(target, f"{_describe(target)} ('{target.attr}' is not a Parameter: only "
+                                    "Parameter attributes can change in a compiled function)")
+        return current
+
+    def _assign_parameter(self, p, value):
+        ops.assign(p, value)
 
     def _store_item(self, target, container, index, value):
         """``container[index] = value``. A tensor named by a local is updated functionally and the
