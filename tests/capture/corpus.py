@@ -575,6 +575,78 @@ def debug_print_disabled(x):
     return x + 1.0
 
 
+# ---- loops and returns on tensor values (issue 12): If/While nodes under ast; bytecode and trace
+# need the tensor's value in Python at the marked line -------------------------------------------
+
+def cf_while_count(x):
+    n = 0
+    while x.sum() > 0:  # <cf_while_count>
+        x = x - 0.75
+        n = n + 1
+    return x, x + n * 0.5   # (n is a tensor after a While, as in MindSpore's graph mode)
+
+
+def cf_for_tensor_range(x, m):
+    s = x * 0.0
+    for i in range(m):  # <cf_for_range>
+        s = s + x * i
+    return s
+
+
+def cf_while_break(x):
+    while x.sum() < 50.0:  # <cf_while_break>
+        if x.max() > 8.0:
+            break
+        x = x * 2.0 + 1.0
+    return x
+
+
+def cf_for_continue(x, m):
+    acc = x
+    for i in range(m):  # <cf_for_continue>
+        if acc.sum() > 6.0:
+            continue
+        acc = acc + x * 0.5 + 1.0
+    return acc
+
+
+def cf_nested_loops(x, m):
+    total = x * 0.0
+    for i in range(m):  # <cf_nested>
+        j = i
+        while j > 0:
+            total = total + x
+            j = j - 1
+    return total
+
+
+def cf_early_return(x):
+    if x.sum() > 0:  # <cf_early_return>
+        return x * 2.0
+    y = x - 1.0
+    return y * 3.0
+
+
+def cf_return_in_loop(x, m):
+    acc = x
+    for _ in range(m):  # <cf_return_in_loop>
+        acc = acc + 1.0
+        if acc.sum() > 6.0:
+            return acc * 2.0
+    return acc
+
+
+def cf_untaken_branch_faults(x, i):
+    if i < 3:  # <cf_untaken>
+        y = x[i]
+    else:
+        y = x[0] * 0.0
+    return y
+
+
+M3, M0, M5 = np.array(3, np.int32), np.array(0, np.int32), np.array(5, np.int32)
+
+
 # ---- unsupported: STRICT raises at the construct, LAX runs eagerly ------------------------------
 
 def print_tensor(x):
@@ -838,6 +910,16 @@ CORPUS = [
     Case(global_scale, ONE, SAME),
     Case(global_mode, ONE, SAME),
     Case(debug_print_disabled, ONE, SAME),
+    # loops and returns on tensor values (If/While nodes under ast)
+    Case(cf_while_count, ONE, SAME, trace_error="cf_while_count"),
+    Case(cf_for_tensor_range, [(POS, M3), (NEG, M5), (MIX, M0)], SAME, trace_error="cf_for_range"),
+    Case(cf_while_break, [(POS,), (SMALL,), (POS * 3.0,)], SAME, trace_error="cf_while_break"),
+    Case(cf_for_continue, [(POS, M5), (SMALL, M5), (MIX, M3)], SAME, trace_error="cf_for_continue"),
+    Case(cf_nested_loops, [(POS, M3), (NEG, M5), (MIX, M0)], SAME, trace_error="cf_nested"),
+    Case(cf_early_return, ONE, SAME, trace_error="cf_early_return"),
+    Case(cf_return_in_loop, [(POS, M3), (SMALL, M5), (NEG, M3)], SAME, trace_error="cf_return_in_loop"),
+    Case(cf_untaken_branch_faults, [(POS, np.array(7, np.int32)), (NEG, np.array(1, np.int32))], SAME,
+         trace_error="cf_untaken"),
     # unsupported constructs
     Case(print_tensor, ONE, SAME, error="print_tensor", what="call to print with a tensor argument",
          bytecode_what="call to print with a tensor argument"),

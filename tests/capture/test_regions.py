@@ -474,7 +474,7 @@ def writes_in_loop(state, x):
         x = x - 1.0
         ops.assign(count, count + 1.0)
         if x.max() > 1.0:
-            ops.assign(total, total + x)
+            total.set_data(total + x)     # (under capture, set_data is ops.assign)
     return x, count * 1.0
 
 
