@@ -16,8 +16,15 @@ Control flow (see control.py for the rules):
   carried flags that guard the rest of the body.
 - ``if``/``elif`` on a one-element tensor interprets both branches into the regions of one If node
   (only the branch taken runs); ternaries/``and``/``or``/``not`` merge with ``ops.where``
-  (Select). Branches must be free of Python side effects and Parameter writes. A ``return`` in one
-  branch sets the function's hidden 'returned' flag and value; what follows runs under its negation.
+  (Select). A ``return`` in one branch (or in a While) sets the function's hidden 'returned' flag
+  and value; what follows runs under its negation.
+- Side effects in If branches and While bodies: Parameter writes (``ops.assign``, ``set_data``,
+  ``self.p = ...`` / ``self.p += ...`` on a Parameter attribute of a Cell or any object) are the
+  graph's state: a region threads them out as extra outputs (a While carries them), the enclosing
+  graph assigns them in program order, and the compiled function writes them back after each
+  call (as BatchNorm's statistics). Python-level side effects there (changing a list or dict from
+  outside, a plain attribute, print) are refused: Python cannot know which branch or how many
+  iterations ran.
 
 Globals and closure variables are read once, at capture, and guarded (see guards.py): constants by
 value, other objects by identity, and what the capture read from containers reached through them
