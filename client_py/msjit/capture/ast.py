@@ -214,7 +214,11 @@ class _Interpreter:
         for i, stmt in enumerate(stmts):
             returned = self._visit(stmt)
             if returned is ESCAPED:    # a flag of the enclosing While was set: the rest runs only if not
-                return self._guarded(stmts[i + 1:])
+                saved, self.builder.location = self.builder.location, (self.frame.file, stmt.lineno)
+                try:   # (the guard's ops are located at the statement that set the flag)
+                    return self._guarded(stmts[i + 1:])
+                finally:
+                    self.builder.location = saved
             if returned is not None:
                 return returned
         return None
