@@ -18,8 +18,8 @@ line_of = marker_lines(HERE)
 RNG = np.random.default_rng(12)
 
 
-@pytest.fixture(scope="module")
-def daemon(module_daemon_home):
+@pytest.fixture(scope="module", autouse=True)
+def daemon(module_daemon_home):   # a private daemon for this module (never a stale one on the default socket)
     yield module_daemon_home
 
 
@@ -536,3 +536,29 @@ def test_a_python_attribute_write_is_refused_with_the_reason():
     with pytest.raises(UnsupportedSyntaxError, match=f"^{HERE}:{line_of('python-attr')}: assignment to an attribute "
                        "\\('calls' is not a Parameter"):
         jit(writes_a_python_attribute, fullgraph=True).lower(Tensor(pos3()))
+
+
+def is_after_loop(x):
+    a = 0
+    i = 0
+    while i < x:
+        i = i + 1
+        a = a + 1
+    return a is 3, a is not 2
+
+
+def is_after_if(x):
+    a = 0
+    if x > 1:
+        a = a + 1
+    return a is 1, a is 2
+
+
+@pytest.mark.parametrize("fn, x, want", [(is_after_loop, 3, (True, True)), (is_after_loop, 2, (False, False)),
+                                         (is_after_if, 3, (True, False)), (is_after_if, 0, (False, False))])
+def test_is_compares_a_number_carried_by_a_region_by_value(fn, x, want):
+    """A variable that was a Python number stays a scalar to MindSpore after a tensor loop or if
+    carried it: `a is 3` compares its value (eager Python: small ints are one object)."""
+    assert fn(x) == want   # eager, on a Python int
+    got = jit(fn, fullgraph=True)(Tensor(np.array([x], np.int32)))
+    assert tuple(bool(g) for g in got) == want

@@ -287,16 +287,24 @@ class _Interpreter:
             for item in items:
                 count += 1
                 self._assign(node.target, item)
-                signal = self._loop_body(node, count, escaped)
-                if signal is BREAK:
-                    return ESCAPED if escaped else None
-                if signal is ESCAPED:
-                    escaped = True
-                elif signal is not None and signal is not CONTINUE:
-                    return signal   # a return
+                done, result, escaped = self._unrolled_iteration(node, count, escaped)
+                if done:
+                    return result
         finally:
             self.loops.pop()
         return self._guarded(node.orelse) if escaped else self._block(node.orelse)
+
+    def _unrolled_iteration(self, node, count, escaped):
+        """One iteration of a loop unrolled in Python: (whether the loop statement is done, what it
+        then returns, whether a break/continue/return under a tensor condition has escaped)."""
+        signal = self._loop_body(node, count, escaped)
+        if signal is BREAK:
+            return True, (ESCAPED if escaped else None), escaped
+        if signal is ESCAPED:
+            return False, None, True
+        if signal is not None and signal is not CONTINUE:
+            return True, signal, escaped   # a return
+        return False, None, escaped
 
     def visit_While(self, node):
         count, escaped = 0, False
@@ -312,13 +320,9 @@ class _Interpreter:
                 if not test:
                     return self._guarded(node.orelse) if escaped else self._block(node.orelse)
                 count += 1
-                signal = self._loop_body(node, count, escaped)
-                if signal is BREAK:
-                    return ESCAPED if escaped else None
-                if signal is ESCAPED:
-                    escaped = True
-                elif signal is not None and signal is not CONTINUE:
-                    return signal
+                done, result, escaped = self._unrolled_iteration(node, count, escaped)
+                if done:
+                    return result
         finally:
             self.loops.pop()
         # The condition is a tensor (from the first iteration, or once Python values made it one).
@@ -709,6 +713,8 @@ class _Interpreter:
                     raise self._unsupported(node, "a chained comparison of tensors")
                 if not isinstance(op, _TENSOR_CMPOPS + (ast.Is, ast.IsNot)):
                     raise self._unsupported(node, "operator 'in' on a tensor")
+                if isinstance(op, (ast.Is, ast.IsNot)) and _python_scalar_and_number(left, right):
+                    return (left == right) if isinstance(op, ast.Is) else (left != right)
                 return _CMPOPS[type(op)](left, right)   # elementwise: a bool tensor
             result = self.builder.guards.read_compare(type(op).__name__, left, right, _CMPOPS[type(op)](left, right))
             if not result:
@@ -789,3 +795,12 @@ class _Interpreter:
             return self.call(func, args, kwargs)
         suffix = " with a tensor argument (only msjit ops can be captured)" if has_tracer else ""
         raise self._unsupported(node, f"call to {callable_name(func)}{suffix}")
+
+
+def _python_scalar_and_number(left, right):
+    """A loop-carried Python number (a scalar to MindSpore) against a Python number: `is` is `==`."""
+    def scalar(v):
+        return type(v) is Tracer and v.name in v.builder.python_scalars
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return (scalar(left) and number(right)) or (scalar(right) and number(left))

@@ -344,11 +344,14 @@ class IfNode:
         self.captures = Captures()
         self.regions = [RegionBuilder(f"{self.outer.name}_{k}", self.outer, self.captures) for k in ("then", "else")]
         self.pairs = []
+        self.scalars = set()   # outputs merged from two Python numbers (scalars to MindSpore)
 
     def branch(self, i):
         return building(self.interp, self.regions[i])
 
     def select(self, cond, tv, ev):
+        if _is_number(tv) and _is_number(ev):
+            self.scalars.add(len(self.pairs))
         if not isinstance(tv, TensorMixin) or not isinstance(ev, TensorMixin):   # (a number: the other's dtype)
             like = tv if isinstance(tv, TensorMixin) else ev if isinstance(ev, TensorMixin) else None
             aval = _aval(like if like is not None else max(tv, ev, key=lambda v: (type(v) is float, type(v) is int)))
@@ -373,6 +376,7 @@ class IfNode:
                                     [a for _, a in branches[0].outputs])
         for p, pending in params:
             self.outer.assign(p, outs[pending.index])
+        self.outer.python_scalars.update(outs[i].name for i in self.scalars)
         return _resolve(values, outs)
 
 
@@ -460,6 +464,8 @@ def graph_while(interp, node, names, test, body, fail):
     for n in names:
         if n in carried:
             frame.locals[n] = outs[carried.index(n)]
+            if _is_number(start.get(n)) and frame.locals[n].shape == ():
+                outer.python_scalars.add(frame.locals[n].name)
         elif n not in start and not n.startswith("."):
             frame.locals[n] = OneBranch(n, frame.file, node.lineno, text, loop=True)
 

@@ -142,6 +142,9 @@ class GraphBuilder:
 
     def __init__(self, name, fold_parameters=False):
         self.name = name
+        # Values that were Python numbers until a loop on a tensor carried them: MindSpore keeps
+        # such a variable a scalar, so `a is 3` compares its value (see ast.visit_Compare).
+        self.python_scalars = set()
         self.inputs = []            # (name, aval, argument position)
         self.nodes = []
         self.location = None
