@@ -15,7 +15,55 @@ bool parseUint(const std::string &text, uint64_t &out) {
   return true;
 }
 
+// HOST:PORT with a port in [1, 65535] (HOST may be [v6]).
+bool isHostPort(const std::string &text) {
+  size_t colon = text.rfind(':');
+  uint64_t port = 0;
+  return colon != std::string::npos && colon > 0 && parseUint(text.substr(colon + 1), port) && port >= 1 &&
+         port <= 65535;
+}
+
 }  // namespace
+
+std::string parseRedisUrl(const std::string &url, RedisUrl &out) {
+  out = RedisUrl{};
+  std::string rest;
+  if (url.rfind("redis://", 0) == 0) {
+    rest = url.substr(8);
+  } else if (url.rfind("rediss://", 0) == 0) {
+    out.tls = true;
+    rest = url.substr(9);
+  } else {
+    return "--shared-cache must be redis://host[:port][/db] or rediss://... (got '" + url + "')";
+  }
+  if (size_t at = rest.rfind('@'); at != std::string::npos) {
+    std::string userinfo = rest.substr(0, at);
+    if (userinfo.find(':') != std::string::npos)
+      return "--shared-cache must not hold a password (it would show in ps): use --shared-cache-password-file";
+    out.user = userinfo;
+    rest = rest.substr(at + 1);
+  }
+  if (size_t slash = rest.find('/'); slash != std::string::npos) {
+    uint64_t db = 0;
+    std::string db_text = rest.substr(slash + 1);
+    if (!db_text.empty() && (!parseUint(db_text, db) || db > 15))
+      return "--shared-cache database must be an integer in [0, 15] (got '" + db_text + "')";
+    out.db = static_cast<int>(db);
+    rest = rest.substr(0, slash);
+  }
+  std::string host = rest;
+  if (size_t colon = rest.rfind(':'); colon != std::string::npos && rest.find(']', colon) == std::string::npos) {
+    uint64_t port = 0;
+    if (!parseUint(rest.substr(colon + 1), port) || port < 1 || port > 65535)
+      return "--shared-cache port must be in [1, 65535] (got '" + rest.substr(colon + 1) + "')";
+    out.port = static_cast<int>(port);
+    host = rest.substr(0, colon);
+  }
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) return "--shared-cache needs a host (redis://host:port)";
+  out.host = host;
+  return "";
+}
 
 std::string usage() {
   return "usage: msjitd --listen ADDRESS --cache-dir DIR [options]\n"
@@ -43,8 +91,42 @@ std::string usage() {
          "  --tls-cert F --tls-key F   serve TLS with this certificate chain and key (PEM)\n"
          "  --tls-client-ca F     require client certificates signed by this CA (mutual TLS)\n"
          "  --insecure            allow a non-loopback address without any credential\n"
-         "  --allow-execute       serve Execute (remote execution) on TCP; always on a unix socket\n";
+         "  --allow-execute       serve Execute (remote execution) on TCP; always on a unix socket\n"
+         "shared tier (daemons of a cluster share artifacts and compile each graph once):\n"
+         "  --shared-cache URL    redis://[user@]host[:port][/db] or rediss:// (TLS)\n"
+         "  --shared-cache-password-file F   Redis AUTH password\n"
+         "  --shared-cache-tls-ca F, --shared-cache-tls-cert F, --shared-cache-tls-key F\n"
+         "                        TLS to Redis: CA to verify it, client certificate and key\n"
+         "  --shared-cache-signing-key-file F  key the daemons sign and verify entries with\n"
+         "                        (required with --shared-cache unless --insecure)\n"
+         "  --shared-cache-prefix P  prefix of every Redis key (default msjit:)\n"
+         "  --lease-s S           a compile lease lapses S seconds after its holder's last renewal (default 30)\n"
+         "  --shared-error-s S    how long a compile error is shared with the other daemons (default 10)\n"
+         "  --metrics-listen HOST:PORT  serve Prometheus text metrics at http://HOST:PORT/metrics\n";
 }
+
+namespace {
+
+std::string checkSharedCache(const Config &c) {
+  bool any_shared_flag = !c.shared_cache_password_file.empty() || !c.shared_cache_tls_ca.empty() ||
+                         !c.shared_cache_tls_cert.empty() || !c.shared_cache_tls_key.empty() ||
+                         !c.shared_cache_signing_key_file.empty();
+  if (c.shared_cache.empty())
+    return any_shared_flag ? "--shared-cache-* options need --shared-cache redis://host:port" : "";
+  RedisUrl url;
+  if (std::string err = parseRedisUrl(c.shared_cache, url); !err.empty()) return err;
+  bool tls_files = !c.shared_cache_tls_ca.empty() || !c.shared_cache_tls_cert.empty() || !c.shared_cache_tls_key.empty();
+  if (tls_files && !url.tls) return "--shared-cache-tls-* options need a rediss:// URL";
+  if (c.shared_cache_tls_cert.empty() != c.shared_cache_tls_key.empty())
+    return "--shared-cache-tls-cert and --shared-cache-tls-key go together";
+  if (c.shared_cache_signing_key_file.empty() && !c.insecure)
+    return "--shared-cache needs --shared-cache-signing-key-file (entries from Redis are trusted only when signed), "
+           "or --insecure";
+  if (c.shared_cache_prefix.empty()) return "--shared-cache-prefix must not be empty";
+  return "";
+}
+
+}  // namespace
 
 std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &exit_now) {
   exit_now = false;
@@ -102,6 +184,16 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
       {"--tls-cert", text(c.tls_cert)},
       {"--tls-key", text(c.tls_key)},
       {"--tls-client-ca", text(c.tls_client_ca)},
+      {"--shared-cache", text(c.shared_cache)},
+      {"--shared-cache-password-file", text(c.shared_cache_password_file)},
+      {"--shared-cache-tls-ca", text(c.shared_cache_tls_ca)},
+      {"--shared-cache-tls-cert", text(c.shared_cache_tls_cert)},
+      {"--shared-cache-tls-key", text(c.shared_cache_tls_key)},
+      {"--shared-cache-signing-key-file", text(c.shared_cache_signing_key_file)},
+      {"--shared-cache-prefix", text(c.shared_cache_prefix)},
+      {"--lease-s", count(c.lease_s, "--lease-s", 2, 3600)},
+      {"--shared-error-s", count(c.shared_error_s, "--shared-error-s", 0, 3600)},
+      {"--metrics-listen", text(c.metrics_listen)},
   };
   std::map<std::string, bool *> switches = {{"--insecure", &c.insecure}, {"--allow-execute", &c.allow_execute}};
   for (size_t i = 0; i < args.size(); ++i) {
@@ -132,7 +224,9 @@ std::string parseFlags(const std::vector<std::string> &args, Config &c, bool &ex
   if (c.max_inflight_bytes < c.max_request_bytes) return "--max-inflight-mb must be at least --max-request-mb";
   if (c.tls_cert.empty() != c.tls_key.empty()) return "--tls-cert and --tls-key go together";
   if (!c.tls_client_ca.empty() && c.tls_cert.empty()) return "--tls-client-ca needs --tls-cert and --tls-key";
-  return "";
+  if (!c.metrics_listen.empty() && !isHostPort(c.metrics_listen))
+    return "--metrics-listen must be HOST:PORT (got '" + c.metrics_listen + "')";
+  return checkSharedCache(c);
 }
 
 }  // namespace msjit::server

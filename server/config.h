@@ -31,7 +31,29 @@ struct Config {
   std::string tls_cert = "", tls_key = "", tls_client_ca = "";
   bool insecure = false;             // allow a non-loopback address without a credential
   bool allow_execute = false;        // serve Execute on TCP (always served on a unix socket)
+  // The shared tier: several daemons share artifacts and single-flight compiles through Redis.
+  std::string shared_cache = "";                   // redis://[user@]host[:port][/db] or rediss://...
+  std::string shared_cache_password_file = "";     // Redis AUTH password (never in the URL)
+  std::string shared_cache_tls_ca = "", shared_cache_tls_cert = "", shared_cache_tls_key = "";
+  std::string shared_cache_signing_key_file = "";  // HMAC key the daemons sign entries with
+  std::string shared_cache_prefix = "msjit:";      // every Redis key starts with this
+  int lease_s = 30;        // a compile lease expires this long after its holder's last renewal
+  int shared_error_s = 10; // a compile error is shared with the other daemons this long
+  std::string metrics_listen = "";  // HOST:PORT serving Prometheus text metrics at /metrics
 };
+
+// A parsed --shared-cache URL.
+struct RedisUrl {
+  bool tls = false;  // rediss://
+  std::string user;  // ACL user ("" = default)
+  std::string host;
+  int port = 6379;
+  int db = 0;
+};
+
+// "" on success, else what is wrong with `url` (a password in it is refused: it
+// would show in `ps`; use --shared-cache-password-file).
+std::string parseRedisUrl(const std::string &url, RedisUrl &out);
 
 // Parses `--flag value` / `--flag=value`. Returns "" on success, otherwise a
 // message naming the flag ("--jobs must be > 0"). Sets `exit_now` for --help.

@@ -17,16 +17,19 @@ PY = "/usr/bin/python3"
 
 
 def junit_counts(path):
-    """(passed, failed, skipped) over every <testsuite> in a JUnit file."""
+    """(passed, failed, skipped) test cases in a JUnit file. Counts <testcase> elements: Catch2
+    2.x writes the number of assertions, not of test cases, into <testsuite tests=...>."""
     if not os.path.exists(path):
         return 0, 1, 0  # a runner that crashed before writing its report counts as a failure
-    root = ET.parse(path).getroot()
-    suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
     passed = failed = skipped = 0
-    for s in suites:
-        tests, fail = int(s.get("tests", 0)), int(s.get("failures", 0)) + int(s.get("errors", 0))
-        skip = int(s.get("skipped", 0))
-        passed, failed, skipped = passed + tests - fail - skip, failed + fail, skipped + skip
+    for case in ET.parse(path).getroot().iter("testcase"):
+        outcomes = {child.tag for child in case}
+        if outcomes & {"failure", "error"}:
+            failed += 1
+        elif "skipped" in outcomes:
+            skipped += 1
+        else:
+            passed += 1
     return passed, failed, skipped
 
 
@@ -60,8 +63,10 @@ def main():
     for binary in sorted(glob.glob(os.path.join(ROOT, "bazel-bin/tests/cpp/*_test"))):
         report = os.path.join(out, os.path.basename(binary) + ".xml")
         print(f"== {os.path.basename(binary)}", flush=True)
-        subprocess.run([binary, "--reporter", "junit", "--out", report], cwd=ROOT)
-        if junit_counts(report)[1]:
+        exit_code = subprocess.run([binary, "--reporter", "junit", "--out", report], cwd=ROOT).returncode
+        if exit_code and not junit_counts(report)[1]:
+            os.remove(report)  # a binary that failed without a failing case (a crash) counts as a failure
+        if exit_code or junit_counts(report)[1]:
             subprocess.run([binary], cwd=ROOT)  # the console reporter shows what failed
         reports.append(report)
     report = os.path.join(out, "ir.xml")
@@ -72,16 +77,18 @@ def main():
     report = os.path.join(out, "pytest.xml")
     print("== pytest", flush=True)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "client_py"))
-    subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
-                    os.path.join(ROOT, "tests")], cwd=ROOT, env=env)
+    exit_code = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+                                os.path.join(ROOT, "tests")], cwd=ROOT, env=env).returncode
     reports.append(report)
 
     totals = [sum(c) for c in zip(*(junit_counts(r) for r in reports))]
     passed, failed, skipped = totals
-    line = f"{passed} passed, {failed} failed"
+    if exit_code not in (0, 1) or (exit_code == 1 and not failed):
+        failed += 1  # pytest stopped abnormally (collection error, internal error, interrupted)
+        print(f"pytest exited with {exit_code} without a failing test case in its report")
     if skipped:
-        line += f", {skipped} skipped"
-    print(line)
+        print(f"({skipped} skipped)")
+    print(f"{passed} passed, {failed} failed")
     return 1 if failed or passed == 0 else 0
 
 

@@ -46,3 +46,45 @@ TEST_CASE("the disk budget flag", "[config]") {
   CHECK(c.cache_disk_bytes == 64ull << 20);
   CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--cache-disk-mb", "0"}).find("--cache-disk-mb") == 0);
 }
+
+TEST_CASE("shared cache URLs", "[config]") {
+  msjit::server::RedisUrl url;
+  REQUIRE(msjit::server::parseRedisUrl("redis://cache.internal:7000/3", url) == "");
+  CHECK(url.host == "cache.internal");
+  CHECK(url.port == 7000);
+  CHECK(url.db == 3);
+  CHECK_FALSE(url.tls);
+  REQUIRE(msjit::server::parseRedisUrl("rediss://msjit@[::1]", url) == "");
+  CHECK(url.tls);
+  CHECK(url.user == "msjit");
+  CHECK(url.host == "::1");
+  CHECK(url.port == 6379);
+  CHECK(msjit::server::parseRedisUrl("redis://u:secret@h:1", url).find("password") != std::string::npos);
+  CHECK(msjit::server::parseRedisUrl("http://h:1", url).find("--shared-cache must be") == 0);
+  CHECK(msjit::server::parseRedisUrl("redis://h:99999", url).find("port") != std::string::npos);
+  CHECK(msjit::server::parseRedisUrl("redis://h/99", url).find("database") != std::string::npos);
+  CHECK(msjit::server::parseRedisUrl("redis://:1", url).find("host") != std::string::npos);
+}
+
+TEST_CASE("shared cache flags", "[config]") {
+  Config c;
+  REQUIRE(parse({"--listen", "x:1", "--cache-dir", "d", "--shared-cache", "redis://127.0.0.1:6379",
+                 "--shared-cache-signing-key-file", "/k", "--lease-s", "5", "--shared-error-s", "0",
+                 "--metrics-listen", "127.0.0.1:9100"},
+                c) == "");
+  CHECK(c.shared_cache == "redis://127.0.0.1:6379");
+  CHECK(c.lease_s == 5);
+  CHECK(c.shared_error_s == 0);
+  CHECK(c.shared_cache_prefix == "msjit:");
+  CHECK(c.metrics_listen == "127.0.0.1:9100");
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--shared-cache", "redis://h"}).find("signing-key") !=
+        std::string::npos);
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--shared-cache", "redis://h", "--insecure"}) == "");
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--shared-cache", "redis://h", "--insecure",
+               "--shared-cache-tls-ca", "/ca"})
+            .find("rediss://") != std::string::npos);
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--shared-cache-signing-key-file", "/k"})
+            .find("need --shared-cache") != std::string::npos);
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--metrics-listen", "nowhere"}).find("--metrics-listen") == 0);
+  CHECK(parse({"--listen", "x:1", "--cache-dir", "d", "--lease-s", "1"}).find("--lease-s") == 0);
+}
