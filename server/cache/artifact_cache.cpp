@@ -116,9 +116,7 @@ void ArtifactCache::touch(const std::string &key) {
   std::filesystem::last_write_time(disk_entries_.pathFor(key), std::filesystem::file_time_type::clock::now(), ec);
 }
 
-void ArtifactCache::enforceDiskBudget() {
-  if (diskBytes() <= disk_budget_) return;
-  std::lock_guard<std::mutex> lock(evict_mu_);
+std::vector<std::pair<std::filesystem::file_time_type, std::string>> ArtifactCache::diskKeysByUse() {
   namespace fs = std::filesystem;
   std::vector<std::pair<fs::file_time_type, std::string>> entries;  // (last use, key)
   std::error_code ec;
@@ -126,13 +124,22 @@ void ArtifactCache::enforceDiskBudget() {
     if (file.is_regular_file(ec) && isDigest(file.path().filename().string()))
       entries.emplace_back(file.last_write_time(ec), file.path().filename().string());
   std::sort(entries.begin(), entries.end());
-  for (const auto &[used, key] : entries) {
+  return entries;
+}
+
+std::optional<rpc::CompileReply> ArtifactCache::diskEntry(const std::string &key) {
+  rpc::CompileReply entry;
+  auto bytes = disk_entries_.get(key);
+  if (!bytes || !entry.ParseFromString(*bytes) || !isDigest(entry.artifact_digest())) return std::nullopt;
+  return entry;
+}
+
+void ArtifactCache::enforceDiskBudget() {
+  if (diskBytes() <= disk_budget_) return;
+  std::lock_guard<std::mutex> lock(evict_mu_);
+  for (const auto &[used, key] : diskKeysByUse()) {
     if (diskBytes() <= disk_budget_) break;
-    rpc::CompileReply entry;
-    if (auto bytes = disk_entries_.get(key); bytes && entry.ParseFromString(*bytes))
-      disk_artifacts_.remove(entry.artifact_digest());
-    disk_entries_.remove(key);
-    memory_entries_.remove(key);
+    dropLocked(key);
     ++evictions_;
     spdlog::info("cache: evicted {} (disk tier over its {} MiB budget)", key.substr(0, 12), disk_budget_ >> 20);
   }
@@ -141,6 +148,50 @@ void ArtifactCache::enforceDiskBudget() {
 std::optional<std::string> ArtifactCache::artifactBytes(const rpc::CompileReply &entry) {
   if (auto bytes = memory_artifacts_.get(entry.artifact_digest())) return bytes;
   return disk_artifacts_.get(entry.artifact_digest());
+}
+
+std::vector<rpc::CacheEntry> ArtifactCache::list(size_t limit) {
+  auto keys = diskKeysByUse();
+  std::vector<rpc::CacheEntry> out;
+  for (auto it = keys.rbegin(); it != keys.rend() && (limit == 0 || out.size() < limit); ++it) {
+    auto entry = diskEntry(it->second);
+    if (!entry) continue;  // removed meanwhile, or unreadable (lookup drops it)
+    rpc::CacheEntry &listed = out.emplace_back();
+    listed.set_key(it->second);
+    listed.set_artifact_digest(entry->artifact_digest());
+    listed.set_artifact_size(entry->artifact_size());
+    listed.set_in_memory(memory_entries_.contains(it->second));
+    listed.set_on_disk(true);
+  }
+  return out;
+}
+
+bool ArtifactCache::remove(const std::string &key) {
+  if (!isDigest(key)) return false;
+  std::lock_guard<std::mutex> lock(evict_mu_);
+  bool cached = dropLocked(key);
+  if (cached) spdlog::info("cache: removed {}", key.substr(0, 12));
+  return cached;
+}
+
+bool ArtifactCache::dropLocked(const std::string &key) {
+  std::optional<rpc::CompileReply> entry = diskEntry(key);
+  rpc::CompileReply inMemory;
+  if (auto bytes = memory_entries_.get(key); !entry && bytes && inMemory.ParseFromString(*bytes)) entry = inMemory;
+  bool cached = entry || disk_entries_.contains(key) || memory_entries_.contains(key);
+  memory_entries_.remove(key);
+  disk_entries_.remove(key);
+  if (!entry) return cached;
+  // Two keys may name one artifact (content-addressed): it goes with the last of them.
+  const std::string &digest = entry->artifact_digest();
+  for (const auto &[used, other] : diskKeysByUse())
+    if (auto e = diskEntry(other); e && e->artifact_digest() == digest) return cached;
+  disk_artifacts_.remove(digest);
+  memory_artifacts_.remove(digest);
+  std::lock_guard<std::mutex> verified(verified_mu_);
+  verified_.erase(digest);
+  spdlog::debug("cache: removed artifact {}, named by no other entry", digest.substr(0, 12));
+  return cached;
 }
 
 }  // namespace msjit::server

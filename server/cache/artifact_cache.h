@@ -6,7 +6,8 @@
 // The artifact is committed before the entry that names it, so an entry on
 // disk always points at a complete artifact. The disk tier is bounded: past
 // its budget the least recently used entries (an entry's mtime is refreshed on
-// every hit) are evicted with their artifacts.
+// every hit) are evicted; an artifact file goes with the last entry naming it
+// (two keys can compile to the same bytes).
 // Artifacts are verified: a memory hit re-hashes the file whenever its inode,
 // size or times changed since it was last verified, so a replaced .so is
 // quarantined (quarantine/) and recompiled, never handed out.
@@ -15,10 +16,13 @@
 
 #include <array>
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "proto/msjit.pb.h"
 #include "server/cache/disk_store.h"
@@ -47,6 +51,13 @@ class ArtifactCache {
   bool verifyArtifact(const std::string &digest);
   uint64_t quarantined() const { return disk_artifacts_.quarantined(); }
 
+  // The entries on disk, most recently used first, at most `limit` (0: all).
+  // Every memory entry is on disk too (insert writes the disk tier first).
+  std::vector<rpc::CacheEntry> list(size_t limit);
+  // Drops `key` from both tiers, and its artifact when no other entry names it.
+  // True if the key was cached.
+  bool remove(const std::string &key);
+
   uint64_t memoryEntries() const { return memory_entries_.entries(); }
   uint64_t memoryBytes() const { return memory_entries_.bytes() + memory_artifacts_.bytes(); }
   uint64_t diskEntries() const { return disk_entries_.entries(); }
@@ -61,6 +72,11 @@ class ArtifactCache {
   std::optional<Stamp> stampOf(const std::string &digest) const;
   void remember(const std::string &digest);
   void enforceDiskBudget();
+  // Keys of the entries on disk with their last use, oldest first.
+  std::vector<std::pair<std::filesystem::file_time_type, std::string>> diskKeysByUse();
+  std::optional<rpc::CompileReply> diskEntry(const std::string &key);
+  // Drops `key` from both tiers and its artifact with the last entry naming it; evict_mu_ held.
+  bool dropLocked(const std::string &key);
 
   std::string dir_;
   uint64_t disk_budget_;

@@ -191,3 +191,67 @@ TEST_CASE("a replaced artifact is quarantined on the next hit, never handed out"
   CHECK(cache.lookup(key('e')));
   CHECK(cache.verifyArtifact(again.artifact_digest()));
 }
+
+TEST_CASE("list shows the entries on disk, most recently used first, with their tiers", "[cache][admin]") {
+  TempDir dir;
+  ArtifactCache cache(dir.path, 1 << 20);
+  msjit::rpc::CompileReply a, b;
+  REQUIRE(cache.insert(key('a'), "artifact a", a));
+  REQUIRE(cache.insert(key('b'), "artifact bb", b));
+  fs::last_write_time(dir.path + "/ac/aa/" + key('a'), fs::file_time_type::clock::now() - std::chrono::seconds(60));
+  auto listed = cache.list(0);
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].key() == key('b'));
+  CHECK(listed[0].artifact_digest() == b.artifact_digest());
+  CHECK(listed[0].artifact_size() == 11);
+  CHECK(listed[0].in_memory());
+  CHECK(listed[0].on_disk());
+  CHECK(listed[1].key() == key('a'));
+  REQUIRE(cache.list(1).size() == 1);
+  CHECK(cache.list(1)[0].key() == key('b'));
+
+  // After a restart the entries are on disk only, until a hit promotes one.
+  ArtifactCache restarted(dir.path, 1 << 20);
+  CHECK_FALSE(restarted.list(0)[0].in_memory());
+  REQUIRE(restarted.lookup(key('b')));
+  CHECK(restarted.list(0)[0].in_memory());
+  CHECK(ArtifactCache(dir.path + "/empty", 1 << 20).list(0).empty());
+}
+
+TEST_CASE("remove drops a key from both tiers; its artifact goes with the last entry naming it", "[cache][admin]") {
+  TempDir dir;
+  ArtifactCache cache(dir.path, 1 << 20);
+  msjit::rpc::CompileReply a, b, c;
+  // Two keys compiled to the same bytes share one content-addressed artifact.
+  REQUIRE(cache.insert(key('a'), "same bytes", a));
+  REQUIRE(cache.insert(key('b'), "same bytes", b));
+  REQUIRE(cache.insert(key('c'), "other bytes", c));
+  REQUIRE(a.artifact_path() == b.artifact_path());
+  REQUIRE(cache.lookup(key('a'))->hit() == msjit::rpc::TIER_MEMORY);
+
+  CHECK(cache.remove(key('a')));
+  CHECK_FALSE(cache.lookup(key('a')));
+  CHECK(fs::exists(a.artifact_path()));  // still named by b
+  CHECK(cache.lookup(key('b')));
+  CHECK_FALSE(cache.remove(key('a')));  // already gone
+  CHECK(cache.diskEntries() == 2);
+
+  CHECK(cache.remove(key('b')));
+  CHECK_FALSE(fs::exists(b.artifact_path()));
+  CHECK_FALSE(cache.lookup(key('b')));
+  CHECK(fs::exists(c.artifact_path()));
+  CHECK(cache.lookup(key('c')));
+  CHECK(cache.list(0).size() == 1);
+  CHECK(cache.diskBytes() == fs::file_size(dir.path + "/ac/cc/" + key('c')) + fs::file_size(c.artifact_path()));
+
+  CHECK_FALSE(cache.remove("../../etc/passwd"));
+  CHECK_FALSE(cache.remove(key('z')));
+
+  // Removed for good: a restart does not bring it back, and a re-insert works.
+  ArtifactCache restarted(dir.path, 1 << 20);
+  CHECK_FALSE(restarted.lookup(key('a')));
+  CHECK(restarted.lookup(key('c')));
+  msjit::rpc::CompileReply again;
+  REQUIRE(restarted.insert(key('a'), "same bytes", again));
+  CHECK(restarted.lookup(key('a')));
+}
