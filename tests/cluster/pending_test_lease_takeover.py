@@ -1,0 +1,54 @@
+"""Issue 13, acceptance 2: the daemon holding a compile's lease dies mid-compile (SIGKILL, with its
+workers); another daemon takes the lapsed lease over and compiles, every client (those of the dead
+daemon fail over through their MSJITD_ADDRESS list) gets the right answer, none hangs.
+
+Deterministic: the holder's workers are stopped (SIGSTOP) as soon as its lease shows in Redis,
+so the compile cannot finish before the kill while the holder itself keeps renewing the lease."""
+import os
+import signal
+import time
+
+import job_graphs
+from cluster_support import describe, wait_until
+
+LEASE_S = 2
+FINISH_TIMEOUT_S = 90.0   # from the kill: lease lapse + one compile + failovers, with room to spare
+
+
+def test_killing_the_lease_holder_mid_compile_another_daemon_completes_it(make_cluster, make_clients):
+    cluster = make_cluster(lease_s=LEASE_S)
+    holder = cluster.daemons[0]
+    first = make_clients()
+    first.launch(cluster, 1, indices=[job_graphs.SLOW])   # daemon 0 first: it takes the lease
+    first.wait_ready()
+    first.release()
+    wait_until(cluster.lease_keys, 60, "daemon 0's lease in Redis")
+    workers = cluster.workers_of(holder)
+    assert workers, "the lease holder has no worker process"
+    for pid in workers:   # freeze the compile; daemon 0 still renews its lease
+        os.kill(pid, signal.SIGSTOP)
+    s = cluster.stats()[0]
+    assert s.compiles == 0 and s.queued >= 1, describe([s])
+
+    others = make_clients()
+    others.launch(cluster, 5, indices=[job_graphs.SLOW])   # daemons 0, 1, 2, 0, 1
+    others.wait_ready()
+    others.release()
+
+    def everyone_waits():
+        stats = cluster.stats()
+        return stats[0].compile_requests == 3 and all(s.shared_waits >= 1 for s in stats[1:])
+    wait_until(everyone_waits, 60, "the other daemons waiting on daemon 0's lease")
+    assert len(cluster.lease_keys()) == 1
+
+    cluster.kill(holder)
+    killed = time.monotonic()
+    first.finish(FINISH_TIMEOUT_S)
+    others.finish(max(1.0, FINISH_TIMEOUT_S - (time.monotonic() - killed)))
+    print(f"lease takeover: every client answered {time.monotonic() - killed:.1f} s after the kill")
+
+    stats = cluster.stats()   # the two survivors
+    assert cluster.total("shared_takeovers", stats) >= 1, describe(stats)
+    assert cluster.total("compiles", stats) == 1, describe(stats)
+    assert cluster.total("compile_errors", stats) == 0, describe(stats)
+    wait_until(lambda: not cluster.lease_keys(), 10, "the survivor's lease released")
