@@ -9,7 +9,7 @@ APT_PACKAGES := bazel-bootstrap libgrpc++-dev protobuf-compiler-grpc libprotobuf
 	python3-protobuf python3-numpy python3-pytest libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev \
 	gcc g++ make binutils openssl clang-16 libclang-rt-16-dev libfuzzer-16-dev \
 	libhiredis-dev redis-server libssl-dev
-TARGETS   := //server:msjitd //server:msjit-worker //client_cpp:msjitctl //client_py:_msjit_rt.so //proto:py_gen \
+TARGETS   := //server:msjitd //server:msjit-worker //client_cpp:msjitctl //client_cpp:msjit-run //client_py:_msjit_rt.so //proto:py_gen \
 	//runtime:libmsjit_runtime.so //tools:mindir-opt //tests/cpp:all
 
 .PHONY: all deps build stage install demo test clean
@@ -38,7 +38,7 @@ stage: build
 
 install: stage
 	install -d $(PREFIX)/bin $(PREFIX)/lib
-	install -m 755 bazel-bin/server/msjitd bazel-bin/server/msjit-worker bazel-bin/client_cpp/msjitctl $(PREFIX)/bin/
+	install -m 755 bazel-bin/server/msjitd bazel-bin/server/msjit-worker bazel-bin/client_cpp/msjitctl bazel-bin/client_cpp/msjit-run $(PREFIX)/bin/
 	install -m 755 bazel-bin/runtime/libmsjit_runtime.so $(PREFIX)/lib/
 	rm -rf $(PYLIB)/msjit $(PYLIB)/mindspore
 	install -d $(PYLIB)

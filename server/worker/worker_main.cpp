@@ -22,6 +22,7 @@
 #include "passes/Codegen.h"
 #include "passes/Compiler.h"
 #include "proto/worker.pb.h"
+#include "runtime/checked_run.h"
 #include "runtime/msjit_runtime.h"
 #include "server/cache/digest.h"
 #include "server/worker/frame.h"
@@ -113,34 +114,11 @@ worker::ExecuteResult execute(const worker::ExecuteJob &job) {
       return fail(worker::JOB_INTERNAL, std::string("loading the artifact failed: ") + msrt_last_error());
     }
   }
-  int numInputs = msrt_num_inputs(exe), numOutputs = msrt_num_outputs(exe);
-  if (job.inputs_size() != numInputs)
-    return fail(worker::JOB_INVALID_INPUT, "expected " + std::to_string(numInputs) + " inputs, got " +
-                                               std::to_string(job.inputs_size()));
-  std::vector<void *> inputs, outputs;
-  for (int i = 0; i < numInputs; ++i) {
-    msrt_tensor_info info;
-    msrt_tensor(exe, 0, i, &info);
-    const auto &t = job.inputs(i);
-    bool dimsMatch = t.dims_size() == info.rank && std::equal(t.dims().begin(), t.dims().end(), info.dims);
-    if (static_cast<int>(t.dtype()) != info.dtype || !dimsMatch ||
-        static_cast<int64_t>(t.raw_data().size()) != info.num_bytes)
-      return fail(worker::JOB_INVALID_INPUT, "input " + std::to_string(i) + " does not match the compiled dtype/shape");
-    inputs.push_back(const_cast<char *>(t.raw_data().data()));
-  }
   worker::ExecuteResult result;
-  for (int i = 0; i < numOutputs; ++i) {
-    msrt_tensor_info info;
-    msrt_tensor(exe, 1, i, &info);
-    auto *t = result.add_outputs();
-    t->set_name("output" + std::to_string(i));
-    t->set_dtype(static_cast<mindir::DataType>(info.dtype));
-    for (int d = 0; d < info.rank; ++d) t->add_dims(info.dims[d]);
-    t->mutable_raw_data()->resize(static_cast<size_t>(info.num_bytes));
-  }
-  for (int i = 0; i < numOutputs; ++i) outputs.push_back(result.mutable_outputs(i)->mutable_raw_data()->data());
-  if (msrt_run(exe, inputs.data(), outputs.data()) != 0)
-    return fail(worker::JOB_INTERNAL, std::string("running the artifact failed: ") + msrt_last_error());
+  std::string error;
+  runtime::RunStatus status = runtime::runTensors(exe, job.inputs(), result.mutable_outputs(), &error);
+  if (status == runtime::RunStatus::kInvalidInput) return fail(worker::JOB_INVALID_INPUT, error);
+  if (status != runtime::RunStatus::kOk) return fail(worker::JOB_INTERNAL, error);
   return result;
 }
 
