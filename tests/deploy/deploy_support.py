@@ -1,0 +1,148 @@
+"""What tests/deploy share: the manifests of deploy/k8s parsed, the credentials deploy/make-secrets.sh
+generates (run for real), a pod's volumes laid out in a temp dir so the real binaries run with
+the manifests' own paths and flags, and processes that are always stopped."""
+import base64
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DEPLOY = os.path.join(ROOT, "deploy")
+K8S = os.path.join(DEPLOY, "k8s")
+
+
+def built(path):
+    """A binary of the Bazel build (tests run against what `make build` made)."""
+    full = os.path.join(ROOT, "bazel-bin", path)
+    if not os.access(full, os.X_OK):
+        pytest.fail(f"{full} is not built: run `make build`")
+    return full
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def manifest_files():
+    return sorted(os.path.join(K8S, f) for f in os.listdir(K8S) if f.endswith(".yaml"))
+
+
+def load_docs(path):
+    with open(path) as f:
+        return [d for d in yaml.safe_load_all(f) if d]
+
+
+def manifests():
+    """Every object of deploy/k8s, in file order."""
+    return [doc for path in manifest_files() for doc in load_docs(path)]
+
+
+def find(docs, kind, name):
+    hits = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name]
+    assert len(hits) == 1, f"expected one {kind} {name}, found {len(hits)}"
+    return hits[0]
+
+
+def pod_spec(workload):
+    return workload["spec"]["template"]["spec"]
+
+
+def generate_secrets(workdir):
+    """{secret name: {key: bytes}} from a real run of deploy/make-secrets.sh."""
+    out = subprocess.run([os.path.join(DEPLOY, "make-secrets.sh")], cwd=str(workdir), capture_output=True,
+                         timeout=60, check=True).stdout
+    docs = [d for d in yaml.safe_load_all(out) if d]
+    assert all(d["kind"] == "Secret" for d in docs)
+    return {d["metadata"]["name"]: {k: base64.b64decode(v) for k, v in d["data"].items()} for d in docs}
+
+
+def lay_out_volumes(docs, spec, container, secrets, root):
+    """Writes what each volume of `container` would hold (ConfigMaps from `docs`, Secrets from
+    `secrets`, emptyDir and PVC empty) under `root`; returns {mountPath: local dir}. Fails on a
+    volume whose ConfigMap/Secret does not exist, so a dangling reference cannot pass."""
+    volumes = {v["name"]: v for v in spec["volumes"]} if "volumes" in spec else {}
+    mounts = {}
+    for mount in container.get("volumeMounts", []):
+        local = os.path.join(str(root), mount["name"])
+        os.makedirs(local, mode=0o700, exist_ok=True)
+        volume = volumes.get(mount["name"], {})
+        if "configMap" in volume:
+            files = {k: v.encode() for k, v in find(docs, "ConfigMap", volume["configMap"]["name"])["data"].items()}
+        elif "secret" in volume:
+            name = volume["secret"]["secretName"]
+            assert name in secrets, f"volume {mount['name']}: no Secret {name}"
+            files = secrets[name]
+        else:
+            files = {}
+        items = (volume.get("secret") or volume.get("configMap") or {}).get("items")
+        if items:
+            files = {item["path"]: files[item["key"]] for item in items}
+        for key, data in files.items():
+            with open(os.path.join(local, key), "wb") as f:
+                f.write(data)
+            os.chmod(os.path.join(local, key), 0o600)
+        mounts[mount["mountPath"]] = local
+    return mounts
+
+
+def remap(text, mapping):
+    """`text` with every key of `mapping` replaced by its value in one pass, longest key first (a
+    mount path never replaces part of a longer one, nor of a value already put in)."""
+    if not mapping:
+        return text
+    pattern = "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True))
+    return re.sub(pattern, lambda m: mapping[m.group(0)], text)
+
+
+def wait_for(check, timeout, what, process=None):
+    """Polls `check()` (truthy = done) every 50 ms up to `timeout` seconds; fails naming `what`
+    (with the output of `process`, a Process, which also fails it at once if it exits)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        if process is not None and process.proc.poll() is not None:
+            pytest.fail(f"{what}: exited with status {process.proc.returncode}:\n{process.output()}")
+        time.sleep(0.05)
+    pytest.fail(f"{what}: not within {timeout} s" + (f":\n{process.output()}" if process else ""))
+
+
+class Process:
+    """A started program, stopped with SIGTERM (SIGKILL after 20 s) by stop()."""
+
+    def __init__(self, argv, log, env=None):
+        self.log = log
+        with open(log, "wb") as f:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                                         env=env)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def output(self):
+        with open(self.log, errors="replace") as f:
+            return f.read()
+
+
+def run(argv, env=None, timeout=30):
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def have(tool):
+    return shutil.which(tool) is not None
