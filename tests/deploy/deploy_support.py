@@ -4,10 +4,10 @@ the manifests' own paths and flags, and processes that are always stopped."""
 import base64
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -140,9 +140,69 @@ class Process:
             return f.read()
 
 
-def run(argv, env=None, timeout=30):
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+def run(argv, env=None, timeout=30, cwd=None):
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
-def have(tool):
-    return shutil.which(tool) is not None
+REDIS_SERVER, REDIS_CLI = "/usr/bin/redis-server", "/usr/bin/redis-cli"
+REDIS_PORT_IN_POD = 6379
+
+
+class ManifestRedis:
+    """The StatefulSet's Redis: its container's volumes laid out in a temp dir, on a free port."""
+
+    def __init__(self, docs, secrets, root):
+        spec = pod_spec(find(docs, "StatefulSet", "redis"))
+        self.container = spec["containers"][0]
+        self.mounts = lay_out_volumes(docs, spec, self.container, secrets, root)
+        self.port = free_port()
+        self.password = secrets["redis-auth"]["password"].decode().strip()
+        self.ca = os.path.join(self.mounts["/etc/redis/tls"], "ca.crt")
+        command = [remap(arg, self.mounts) for arg in self.container["command"]]
+        assert command[0] == "redis-server", command
+        conf = command[1]
+        with open(conf) as f:  # its include, TLS files and dir name mount paths too
+            text = remap(f.read(), self.mounts)
+        with open(conf, "w") as f:
+            f.write(text)
+        # Loopback and a free port instead of the pod's; no snapshots in a test.
+        argv = [REDIS_SERVER, conf, *command[2:], "--bind", "127.0.0.1", "--tls-port", str(self.port),
+                "--save", "", "--appendonly", "no"]
+        self.process = Process(argv, os.path.join(str(root), "redis.log"))
+
+    def cli(self, *args, password=True):
+        env = dict(os.environ, REDISCLI_AUTH=self.password) if password else {
+            k: v for k, v in os.environ.items() if k != "REDISCLI_AUTH"}
+        return run([REDIS_CLI, "--tls", "--cacert", self.ca, "-h", "127.0.0.1", "-p", str(self.port),
+                    "--no-auth-warning", *args], env=env, timeout=10)
+
+    def config(self, name):
+        lines = self.cli("CONFIG", "GET", name).stdout.splitlines()
+        assert len(lines) == 2 and lines[0] == name, lines
+        return lines[1]
+
+    def probe_script(self, probe):
+        """A probe's shell command with this Redis's paths and port."""
+        command = probe["exec"]["command"]
+        assert command[:2] == ["sh", "-c"], command
+        return remap(command[2], dict(self.mounts, **{f"-p {REDIS_PORT_IN_POD}": f"-p {self.port}"}))
+
+
+def compile_and_find_in_redis(env, token_file, redis, daemon, workdir):
+    """Compiles a graph with msjitctl under `env` (the daemon's client settings): refused without
+    the token, compiled with it, and then stored in `redis` (the shared tier) under msjit:."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+    from mindir_models import mul_add
+
+    graph = os.path.join(str(workdir), "mul_add.mindir")
+    with open(graph, "wb") as f:
+        f.write(mul_add(dims=(3, 5)).SerializeToString())
+    msjitctl = built("client_cpp/msjitctl")
+    env = {k: v for k, v in env.items() if k != "MSJITD_TOKEN_FILE"}
+    refused = run([msjitctl, "compile", graph], env=env, timeout=60)
+    assert refused.returncode != 0 and "token" in (refused.stdout + refused.stderr).lower(), refused
+    compiled = run([msjitctl, "compile", graph], env=dict(env, MSJITD_TOKEN_FILE=token_file), timeout=120)
+    assert compiled.returncode == 0, (compiled.stdout, compiled.stderr, daemon.output())
+    # Over TLS, with the password, signed with the key: the shared tier took it.
+    wait_for(lambda: redis.cli("--scan", "--pattern", "msjit:*").stdout.split(), 15,
+             "msjitd stores the compiled entry in Redis", daemon)

@@ -11,23 +11,13 @@ import pytest
 import yaml
 
 from deploy_support import (DEPLOY, built, find, generate_secrets, lay_out_volumes, load_docs, manifest_files,
-                            manifests, pod_spec, remap, run)
+                            pod_spec, remap, run)
 
 VALIDATOR = "kubernetes-validate==1.37.0"
 TOOLS = os.path.expanduser("~/.cache/msjit-test-tools/kubernetes-validate-1.37.0")
 # The oldest Kubernetes the manifests are meant for, and the newest the validator knows.
 K8S_VERSIONS = ("1.27.0", "1.37.0")
 WORKLOADS = ("Deployment", "StatefulSet")
-
-
-@pytest.fixture(scope="module")
-def docs():
-    return manifests()
-
-
-@pytest.fixture(scope="module")
-def secrets(tmp_path_factory):
-    return generate_secrets(tmp_path_factory.mktemp("secrets"))
 
 
 @pytest.fixture(scope="module")
