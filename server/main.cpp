@@ -15,6 +15,8 @@
 #include "server/auth.h"
 #include "server/cache/artifact_cache.h"
 #include "server/config.h"
+#include "server/metrics.h"
+#include "server/metrics_http.h"
 #include "server/service.h"
 #include "server/worker/worker_pool.h"
 #include "spdlog/sinks/basic_file_sink.h"
@@ -134,7 +136,16 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  msjit::server::MsjitService service(config, cache, *auth, compilers, executors);
+  msjit::server::Metrics metrics;
+  msjit::server::MsjitService service(config, cache, *auth, compilers, executors, metrics);
+  msjit::server::MetricsHttpServer metricsHttp([&service] { return service.prometheusText(); });
+  if (!config.metrics_listen.empty()) {
+    if (std::string refusal = metricsHttp.start(config.metrics_listen); !refusal.empty()) {
+      spdlog::critical("{}", refusal);
+      return 1;
+    }
+    spdlog::info("Prometheus metrics at http://{}/metrics (unauthenticated: counters only)", config.metrics_listen);
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
@@ -163,6 +174,7 @@ int main(int argc, char **argv) {
   if (!service.drain(std::chrono::seconds(30))) spdlog::warn("cancelling requests still in flight");
   server->Shutdown(std::chrono::system_clock::now());
   server->Wait();
+  metricsHttp.stop();
   if (!socketPath.empty()) unlink(socketPath.c_str());
   spdlog::info("msjitd stopped");
   spdlog::shutdown();

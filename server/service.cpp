@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "server/cache/digest.h"
+#include "server/call_util.h"
 #include "server/request_check.h"
 #include "spdlog/spdlog.h"
 
@@ -37,20 +38,9 @@ std::string validateOptions(const rpc::CompileOptions &o) {
   return "";
 }
 
-void serialize(const google::protobuf::Message &message, grpc::ByteBuffer *out) {
-  grpc::Slice slice(message.SerializeAsString());
-  *out = grpc::ByteBuffer(&slice, 1);
-}
-
 // Runs `work` on a thread of its own (it waits for a worker process) and finishes the call with it.
 void finishLater(grpc::ServerUnaryReactor *reactor, std::function<grpc::Status()> work) {
   std::thread([reactor, work = std::move(work)] { reactor->Finish(work()); }).detach();
-}
-
-grpc::ServerUnaryReactor *finishNow(grpc::CallbackServerContext *context, const grpc::Status &status) {
-  auto *reactor = context->DefaultReactor();
-  reactor->Finish(status);
-  return reactor;
 }
 
 // Streams an artifact in chunks; the first carries its digest and size.
@@ -91,12 +81,13 @@ class ChunkWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 }  // namespace
 
 MsjitService::MsjitService(const Config &config, ArtifactCache &cache, const Authenticator &auth,
-                           WorkerPool &compilers, WorkerPool &executors)
+                           WorkerPool &compilers, WorkerPool &executors, Metrics &metrics)
     : config_(config),
       cache_(cache),
       auth_(auth),
       compilers_(compilers),
       executors_(executors),
+      metrics_(metrics),
       compiler_{compilers.hello().compiler_version(), compilers.hello().target_triple(),
                 compilers.hello().target_cpu(), compilers.hello().target_features()},
       flights_(config.max_queue, std::chrono::seconds(config.crash_retry_after_s)) {}
@@ -152,6 +143,12 @@ grpc::Status MsjitService::accept(grpc::CallbackServerContext *context, const gr
 grpc::ServerUnaryReactor *MsjitService::Compile(grpc::CallbackServerContext *context,
                                                 const grpc::ByteBuffer *bytes, grpc::ByteBuffer *out) {
   ++compile_requests_;
+  metrics_.countRequest(Rpc::kCompile);
+  auto arrived = std::chrono::steady_clock::now();
+  auto answered = [this, arrived] {
+    metrics_.request_seconds.observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
+  };
   auto request = std::make_shared<rpc::CompileRequest>();
   std::shared_ptr<Admission> admission;
   if (grpc::Status s = accept(context, bytes, *request, admission); !s.ok()) return finishNow(context, s);
@@ -165,10 +162,11 @@ grpc::ServerUnaryReactor *MsjitService::Compile(grpc::CallbackServerContext *con
   if (auto hit = cache_.lookup(key)) {
     ++(hit->hit() == rpc::TIER_MEMORY ? memory_hits_ : disk_hits_);
     serialize(*hit, out);
+    answered();
     return finishNow(context, grpc::Status::OK);
   }
   auto *reactor = context->DefaultReactor();
-  finishLater(reactor, [this, admission, request, key, context, out]() {
+  finishLater(reactor, [this, admission, request, key, context, out, answered]() {
     CompileFlights::Role role;
     CompileOutcome outcome = flights_.run(
         key, context, [&](const std::function<bool()> &abandoned) { return compileMiss(key, *request, abandoned); },
@@ -181,6 +179,7 @@ grpc::ServerUnaryReactor *MsjitService::Compile(grpc::CallbackServerContext *con
       outcome.reply.set_compile_ms(0);
     }
     if (outcome.status.ok()) serialize(outcome.reply, out);
+    answered();
     return outcome.status;
   });
   return reactor;
@@ -210,6 +209,7 @@ CompileOutcome MsjitService::compileMiss(const std::string &key, const rpc::Comp
   }
   ++compiles_;
   compile_us_total_ += static_cast<uint64_t>(ms * 1000);
+  metrics_.compile_seconds.observe(ms / 1000);
   rpc::CompileReply reply;
   *reply.mutable_inputs() = result.inputs();
   *reply.mutable_outputs() = result.outputs();
@@ -263,6 +263,7 @@ CompileOutcome MsjitService::compileFailure(const std::string &key, const rpc::C
 
 grpc::ServerWriteReactor<grpc::ByteBuffer> *MsjitService::FetchArtifact(grpc::CallbackServerContext *context,
                                                                         const grpc::ByteBuffer *bytes) {
+  metrics_.countRequest(Rpc::kFetchArtifact);
   rpc::FetchArtifactRequest request;
   std::shared_ptr<Admission> admission;
   if (grpc::Status s = accept(context, bytes, request, admission); !s.ok()) return new ChunkWriter(s);
@@ -277,6 +278,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer> *MsjitService::FetchArtifact(grpc::Ca
 grpc::ServerUnaryReactor *MsjitService::Execute(grpc::CallbackServerContext *context, const grpc::ByteBuffer *bytes,
                                                 grpc::ByteBuffer *out) {
   ++executes_;
+  metrics_.countRequest(Rpc::kExecute);
   auto request = std::make_shared<rpc::ExecuteRequest>();
   std::shared_ptr<Admission> admission;
   if (grpc::Status s = accept(context, bytes, *request, admission); !s.ok()) return finishNow(context, s);
@@ -325,9 +327,17 @@ grpc::Status MsjitService::execute(const rpc::CompileReply &entry, rpc::ExecuteR
 
 grpc::ServerUnaryReactor *MsjitService::Stats(grpc::CallbackServerContext *context, const grpc::ByteBuffer *bytes,
                                               grpc::ByteBuffer *out) {
+  metrics_.countRequest(Rpc::kStats);
   rpc::StatsRequest request;
   std::shared_ptr<Admission> admission;
   if (grpc::Status s = accept(context, bytes, request, admission); !s.ok()) return finishNow(context, s);
+  serialize(snapshot(), out);
+  return finishNow(context, grpc::Status::OK);
+}
+
+std::string MsjitService::prometheusText() { return renderPrometheus(snapshot(), metrics_); }
+
+rpc::StatsReply MsjitService::snapshot() {
   rpc::StatsReply reply;
   reply.set_compile_requests(compile_requests_);
   reply.set_compiles(compiles_);
@@ -354,8 +364,7 @@ grpc::ServerUnaryReactor *MsjitService::Stats(grpc::CallbackServerContext *conte
   reply.set_quarantined(cache_.quarantined());
   reply.set_auth_failures(auth_failures_);
   reply.set_remembered_failures(remembered_failures_);
-  serialize(reply, out);
-  return finishNow(context, grpc::Status::OK);
+  return reply;
 }
 
 }  // namespace msjit::server

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,17 +21,20 @@
 #include "server/cache/cache_key.h"
 #include "server/config.h"
 #include "server/compile_flights.h"
+#include "server/metrics.h"
 #include "server/worker/worker_pool.h"
 
 namespace msjit::server {
 
 using RawService = rpc::Msjit::WithRawCallbackMethod_Compile<rpc::Msjit::WithRawCallbackMethod_FetchArtifact<
-    rpc::Msjit::WithRawCallbackMethod_Execute<rpc::Msjit::WithRawCallbackMethod_Stats<rpc::Msjit::Service>>>>;
+    rpc::Msjit::WithRawCallbackMethod_Execute<rpc::Msjit::WithRawCallbackMethod_Stats<
+        rpc::Msjit::WithRawCallbackMethod_ListCache<rpc::Msjit::WithRawCallbackMethod_RemoveCacheEntry<
+            rpc::Msjit::Service>>>>>>;
 
 class MsjitService final : public RawService {
  public:
   MsjitService(const Config &config, ArtifactCache &cache, const Authenticator &auth, WorkerPool &compilers,
-               WorkerPool &executors);
+               WorkerPool &executors, Metrics &metrics);
 
   grpc::ServerUnaryReactor *Compile(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
                                     grpc::ByteBuffer *reply) override;
@@ -40,6 +44,19 @@ class MsjitService final : public RawService {
                                     grpc::ByteBuffer *reply) override;
   grpc::ServerUnaryReactor *Stats(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
                                   grpc::ByteBuffer *reply) override;
+  // cache_admin.cpp: msjitctl cache ls / cache rm.
+  grpc::ServerUnaryReactor *ListCache(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
+                                      grpc::ByteBuffer *reply) override;
+  grpc::ServerUnaryReactor *RemoveCacheEntry(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
+                                             grpc::ByteBuffer *reply) override;
+
+  // What RemoveCacheEntry{shared=true} calls to drop a key from the shared tier
+  // (true if it was there); main.cpp sets it when msjitd runs with --shared-cache.
+  using SharedRemover = std::function<bool(const std::string &key)>;
+  void setSharedRemover(SharedRemover remover) { shared_remover_ = std::move(remover); }
+
+  // The Prometheus text of /metrics: a Stats snapshot and the histograms.
+  std::string prometheusText();
 
   // Refuses new requests (UNAVAILABLE) and waits up to `timeout` for the
   // in-flight ones to finish. True if they all did.
@@ -64,6 +81,8 @@ class MsjitService final : public RawService {
   // Admission, credentials and request bytes, in that order; OK with `message` filled, else why not.
   grpc::Status accept(grpc::CallbackServerContext *context, const grpc::ByteBuffer *request,
                       google::protobuf::Message &message, std::shared_ptr<Admission> &admission);
+  // The Stats counters as they are now.
+  rpc::StatsReply snapshot();
   CompileOutcome compileMiss(const std::string &key, const rpc::CompileRequest &request,
                              const std::function<bool()> &abandoned);
   CompileOutcome compileFailure(const std::string &key, const rpc::CompileRequest &request, const JobOutcome &job);
@@ -74,6 +93,8 @@ class MsjitService final : public RawService {
   ArtifactCache &cache_;
   const Authenticator &auth_;
   WorkerPool &compilers_, &executors_;
+  Metrics &metrics_;
+  SharedRemover shared_remover_;
   const CompilerIdentity compiler_;
   CompileFlights flights_;
   std::mutex drain_mu_;
