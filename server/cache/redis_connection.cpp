@@ -100,10 +100,16 @@ std::optional<RedisReply> RedisConnection::read(Deadline deadline, std::string &
   }
 }
 
-std::optional<RedisReply> RedisConnection::command(const std::vector<std::string> &args, std::string &error) {
+std::optional<RedisReply> RedisConnection::command(const std::vector<std::string> &args, std::string &error,
+                                                   bool &timed_out) {
+  timed_out = false;
   if (!send(args, error)) return std::nullopt;
-  bool timed_out = false;
   return read(std::chrono::steady_clock::now() + command_timeout_, error, timed_out);
+}
+
+std::optional<RedisReply> RedisConnection::command(const std::vector<std::string> &args, std::string &error) {
+  bool timed_out = false;
+  return command(args, error, timed_out);
 }
 
 RedisClient::RedisClient(RedisOptions options, std::string &error) : options_(std::move(options)) {
@@ -126,10 +132,11 @@ void RedisClient::failed(const std::string &error) {
   warned_ = true;
 }
 
-std::unique_ptr<RedisConnection> RedisClient::take() {
+std::unique_ptr<RedisConnection> RedisClient::take(bool &reused) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!idle_.empty()) {
+    reused = !idle_.empty();
+    if (reused) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
       return c;
@@ -149,19 +156,31 @@ std::unique_ptr<RedisConnection> RedisClient::take() {
   return c;
 }
 
-std::unique_ptr<RedisConnection> RedisClient::dedicated() { return take(); }
+std::unique_ptr<RedisConnection> RedisClient::dedicated() {
+  bool reused = false;
+  return take(reused);
+}
 
 std::optional<RedisReply> RedisClient::call(const std::vector<std::string> &args) {
   auto start = std::chrono::steady_clock::now();
   std::optional<RedisReply> reply;
-  if (auto c = take()) {
+  for (int attempt = 0; attempt < 2 && !reply; ++attempt) {
+    bool reused = false, timed_out = false;
+    auto c = take(reused);
+    if (!c) break;
     std::string error;
-    reply = c->command(args, error);
-    if (!reply) failed(error);
-    else {
+    reply = c->command(args, error, timed_out);
+    if (reply) {
       std::lock_guard<std::mutex> lock(mu_);
       if (idle_.size() < kMaxIdle) idle_.push_back(std::move(c));
+    } else if (!reused || timed_out) {
+      failed(error);
+      break;
     }
+    // A pooled connection Redis closed meanwhile (a restart, an idle timeout): so are the other
+    // pooled ones; once more on a new one.
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.clear();
   }
   if (observe_) observe_(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return reply;

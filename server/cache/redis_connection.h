@@ -49,8 +49,10 @@ class RedisConnection {
   ~RedisConnection();
 
   // One command and its reply within the command timeout. nullopt: the
-  // connection failed (and must be dropped); an error reply is a kError reply.
+  // connection failed (and must be dropped; `timed_out` says if Redis was
+  // just slow); an error reply is a kError reply.
   std::optional<RedisReply> command(const std::vector<std::string> &args, std::string &error);
+  std::optional<RedisReply> command(const std::vector<std::string> &args, std::string &error, bool &timed_out);
   bool send(const std::vector<std::string> &args, std::string &error);
   // The next reply by `deadline`; nullopt on timeout (`timed_out`) or failure.
   std::optional<RedisReply> read(Deadline deadline, std::string &error, bool &timed_out);
@@ -81,7 +83,8 @@ class RedisClient {
   const RedisOptions &options() const { return options_; }
 
  private:
-  std::unique_ptr<RedisConnection> take();
+  // A pooled connection (`reused`) or a new one; nullptr while Redis is unavailable.
+  std::unique_ptr<RedisConnection> take(bool &reused);
   void failed(const std::string &error);
 
   const RedisOptions options_;

@@ -197,8 +197,11 @@ SharedTier::Result SharedTier::fetchError(const std::string &key, int &code, std
 }
 
 bool SharedTier::remove(const std::string &key) {
-  return isOk(call({"DEL", prefix_ + "ac:" + key, prefix_ + "err:" + key}));
+  auto r = call({"DEL", prefix_ + "ac:" + key, prefix_ + "err:" + key});
+  return isOk(r) && r->integer > 0;
 }
+
+bool SharedTier::reachable() { return isOk(redis_->call({"PING"})); }
 
 SharedTier::Lease SharedTier::acquireLease(const std::string &key, std::string &token) {
   token = randomToken();

@@ -69,8 +69,11 @@ class SharedTier {
   bool storeError(const std::string &key, int code, const std::string &message);
   // err:<key> if a daemon failed this key recently.
   Result fetchError(const std::string &key, int &code, std::string &message);
-  // Deletes ac:<key> and err:<key> (the artifact may be shared by other keys: left to eviction).
+  // Deletes ac:<key> and err:<key> (the artifact may be shared by other keys: left to
+  // eviction); true if there was something to delete.
   bool remove(const std::string &key);
+  // PING: is Redis reachable now (with these credentials)?
+  bool reachable();
 
   Lease acquireLease(const std::string &key, std::string &token);
   bool renewLease(const std::string &key, const std::string &token);  // false: lost (or Redis failed)

@@ -249,7 +249,20 @@ TEST_CASE("shared tier: remove drops the entry and the error; done:<key> is publ
   CHECK(message->elements[1].str == "msjit:done:" + key);
   REQUIRE(t->storeError(key, 3, "bad"));
   CHECK(t->remove(key));
+  CHECK_FALSE(t->remove(key));
   CHECK(redis.raw({"EXISTS", "msjit:ac:" + key, "msjit:err:" + key}).integer == 0);
+}
+
+TEST_CASE("shared tier: pooled connections that Redis closed are replaced without a failure") {
+  REQUIRE_REDIS();
+  RedisServer redis;
+  auto t = tier(redis.options());
+  msjit::rpc::CompileReply got;
+  std::string bytes, key = sha256Hex("graph 8");
+  REQUIRE(t->fetch(key, got, bytes) == SharedTier::Result::kMiss);
+  redis.raw({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no"});
+  CHECK(t->fetch(key, got, bytes) == SharedTier::Result::kMiss);
+  CHECK(t->counters().unavailable == 0);
 }
 
 TEST_CASE("shared tier: a dead, frozen or refusing Redis fails within the timeout, then fast") {
