@@ -102,7 +102,9 @@ std::string usage() {
          "  --shared-cache-prefix P  prefix of every Redis key (default msjit:)\n"
          "  --lease-s S           a compile lease lapses S seconds after its holder's last renewal (default 30)\n"
          "  --shared-error-s S    how long a compile error is shared with the other daemons (default 10)\n"
-         "  --metrics-listen HOST:PORT  serve Prometheus text metrics at http://HOST:PORT/metrics\n";
+         "  --metrics-listen HOST:PORT  serve Prometheus text metrics at http://HOST:PORT/metrics\n"
+         "                        (plain HTTP, no authentication: counters and latencies only, never keys\n"
+         "                        or paths; bind it where only the monitoring system reaches)\n";
 }
 
 namespace {
