@@ -33,9 +33,11 @@ bool pollFd(int fd, short events, Deadline deadline) {
   }
 }
 
+// OpenSSL's reason; without one the peer just hung up, which a TLS server that
+// wants a client certificate does after the handshake.
 std::string sslError() {
   unsigned long code = ERR_get_error();
-  if (code == 0) return "TLS error";
+  if (code == 0) return "Redis closed the connection (does it require a client certificate?)";
   char text[256];
   ERR_error_string_n(code, text, sizeof(text));
   return text;
