@@ -14,6 +14,7 @@
 
 #include "server/auth.h"
 #include "server/cache/artifact_cache.h"
+#include "server/cache/shared_tier.h"
 #include "server/config.h"
 #include "server/metrics.h"
 #include "server/metrics_http.h"
@@ -138,6 +139,22 @@ int main(int argc, char **argv) {
 
   msjit::server::Metrics metrics;
   msjit::server::MsjitService service(config, cache, *auth, compilers, executors, metrics);
+  std::unique_ptr<msjit::server::SharedTier> shared;
+  if (!config.shared_cache.empty()) {
+    shared = msjit::server::SharedTier::fromConfig(config, error);
+    if (!shared) {
+      spdlog::critical("{}", error);
+      return 1;
+    }
+    // Not fatal: the daemon serves from its local tiers and reconnects when Redis is back.
+    if (!shared->reachable())
+      spdlog::warn("shared cache {} is unreachable at startup; serving locally until it is back",
+                   shared->redis().address());
+    else spdlog::info("shared cache {} (prefix {}, lease {} s)", shared->redis().address(), config.shared_cache_prefix,
+                      config.lease_s);
+    service.setSharedTier(shared.get());
+    service.setSharedRemover([&shared](const std::string &key) { return shared->remove(key); });
+  }
   msjit::server::MetricsHttpServer metricsHttp([&service] { return service.prometheusText(); });
   if (!config.metrics_listen.empty()) {
     if (std::string refusal = metricsHttp.start(config.metrics_listen); !refusal.empty()) {

@@ -189,6 +189,25 @@ CompileOutcome MsjitService::compileMiss(const std::string &key, const rpc::Comp
                                          const std::function<bool()> &abandoned) {
   // Another request may have finished this key between our lookup and now.
   if (auto hit = cache_.lookup(key)) return {grpc::Status::OK, *hit};
+  if (!cluster_) return compileLocally(key, request, abandoned);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(config_.compile_timeout_s);
+  return cluster_->run(key, abandoned, deadline, [&](const std::function<bool()> &abandoned) {
+    return compileLocally(key, request, abandoned);
+  });
+}
+
+void MsjitService::setSharedTier(SharedTier *shared) {
+  cluster_ = std::make_unique<ClusterFlights>(*shared, cache_);
+  shared->onCall([this](double seconds) { metrics_.shared_seconds.observe(seconds); });
+}
+
+std::optional<rpc::CompileReply> MsjitService::lookup(const std::string &key) {
+  if (auto hit = cache_.lookup(key)) return hit;
+  return cluster_ ? cluster_->fetch(key) : std::nullopt;
+}
+
+CompileOutcome MsjitService::compileLocally(const std::string &key, const rpc::CompileRequest &request,
+                                            const std::function<bool()> &abandoned) {
   worker::WorkerRequest job;
   auto *compile = job.mutable_compile();
   *compile->mutable_request() = request;
@@ -268,7 +287,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer> *MsjitService::FetchArtifact(grpc::Ca
   std::shared_ptr<Admission> admission;
   if (grpc::Status s = accept(context, bytes, request, admission); !s.ok()) return new ChunkWriter(s);
   if (!isDigest(request.key())) return new ChunkWriter(invalidArgument("key must be a hex SHA-256 digest"));
-  auto entry = cache_.lookup(request.key());
+  auto entry = lookup(request.key());
   std::optional<std::string> artifact = entry ? cache_.artifactBytes(*entry) : std::nullopt;
   if (!artifact)
     return new ChunkWriter(grpc::Status(grpc::StatusCode::NOT_FOUND, "no artifact for key " + request.key()));
@@ -287,7 +306,7 @@ grpc::ServerUnaryReactor *MsjitService::Execute(grpc::CallbackServerContext *con
                                            "Execute runs code in msjitd's workers and is not served on TCP "
                                            "unless msjitd runs with --allow-execute"));
   if (!isDigest(request->key())) return finishNow(context, invalidArgument("key must be a hex SHA-256 digest"));
-  auto entry = cache_.lookup(request->key());
+  auto entry = lookup(request->key());
   if (!entry)
     return finishNow(context, grpc::Status(grpc::StatusCode::NOT_FOUND,
                                            "no artifact for key " + request->key() + "; Compile first"));
@@ -364,6 +383,7 @@ rpc::StatsReply MsjitService::snapshot() {
   reply.set_quarantined(cache_.quarantined());
   reply.set_auth_failures(auth_failures_);
   reply.set_remembered_failures(remembered_failures_);
+  if (cluster_) cluster_->shared().fillStats(reply);
   return reply;
 }
 

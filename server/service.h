@@ -20,6 +20,7 @@
 #include "server/cache/artifact_cache.h"
 #include "server/cache/cache_key.h"
 #include "server/config.h"
+#include "server/cluster_flights.h"
 #include "server/compile_flights.h"
 #include "server/metrics.h"
 #include "server/worker/worker_pool.h"
@@ -55,6 +56,9 @@ class MsjitService final : public RawService {
   using SharedRemover = std::function<bool(const std::string &key)>;
   void setSharedRemover(SharedRemover remover) { shared_remover_ = std::move(remover); }
 
+  // Shares artifacts and compiles with the other daemons on `shared` (--shared-cache); before serving.
+  void setSharedTier(SharedTier *shared);
+
   // The Prometheus text of /metrics: a Stats snapshot and the histograms.
   std::string prometheusText();
 
@@ -85,6 +89,10 @@ class MsjitService final : public RawService {
   rpc::StatsReply snapshot();
   CompileOutcome compileMiss(const std::string &key, const rpc::CompileRequest &request,
                              const std::function<bool()> &abandoned);
+  CompileOutcome compileLocally(const std::string &key, const rpc::CompileRequest &request,
+                                const std::function<bool()> &abandoned);
+  // The local tiers, then the shared tier (which fills the local ones).
+  std::optional<rpc::CompileReply> lookup(const std::string &key);
   CompileOutcome compileFailure(const std::string &key, const rpc::CompileRequest &request, const JobOutcome &job);
   grpc::Status execute(const rpc::CompileReply &entry, rpc::ExecuteRequest &request,
                        grpc::CallbackServerContext *context, rpc::ExecuteReply &reply);
@@ -95,6 +103,7 @@ class MsjitService final : public RawService {
   WorkerPool &compilers_, &executors_;
   Metrics &metrics_;
   SharedRemover shared_remover_;
+  std::unique_ptr<ClusterFlights> cluster_;  // with --shared-cache
   const CompilerIdentity compiler_;
   CompileFlights flights_;
   std::mutex drain_mu_;
