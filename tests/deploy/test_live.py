@@ -58,9 +58,7 @@ class ManifestMsjitd:
             "0.0.0.0:9420": f"127.0.0.1:{free_port()}",
             "redis.msjit.svc.cluster.local:6379": f"127.0.0.1:{redis.port}",
             "/usr/local/bin/msjitctl": built("client_cpp/msjitctl")})
-        self.token_file = os.path.join(self.mounts["/etc/msjit/token"], "token")
         self.env = dict(os.environ, **{e["name"]: remap(e["value"], self.mapping) for e in self.container["env"]})
-        self.env.pop("MSJITD_TOKEN_FILE", None)
         args = [remap(a, self.mapping) for a in self.container["args"]]
         self.process = Process([built("server/msjitd"), *args], os.path.join(str(root), "msjitd.log"))
 
@@ -88,4 +86,4 @@ def test_msjitd_probes_pass_and_need_tls(msjitd):
 
 
 def test_msjitd_compiles_with_the_token_and_stores_in_redis(msjitd, redis, tmp_path):
-    compile_and_find_in_redis(msjitd.env, msjitd.token_file, redis, msjitd.process, tmp_path)
+    compile_and_find_in_redis(msjitd.env, msjitd.env["MSJITD_TOKEN_FILE"], redis, msjitd.process, tmp_path)
