@@ -2,7 +2,9 @@
 volumes and probes, then msjitd with the Deployment's args, volumes, env and probes against it,
 all with credentials from a real run of deploy/make-secrets.sh."""
 import os
+import re
 import socket
+import urllib.request
 
 import pytest
 
@@ -51,11 +53,12 @@ class ManifestMsjitd:
     def __init__(self, docs, secrets, redis, root):
         spec = pod_spec(find(docs, "Deployment", "msjitd"))
         self.container = spec["containers"][0]
-        self.port = free_port()
+        self.port, self.metrics_port = free_port(), free_port()
+        self.annotations = find(docs, "Deployment", "msjitd")["spec"]["template"]["metadata"]["annotations"]
         self.mounts = lay_out_volumes(docs, spec, self.container, secrets, root)
         self.mapping = dict(self.mounts, **{
             "0.0.0.0:7420": f"127.0.0.1:{self.port}", "127.0.0.1:7420": f"127.0.0.1:{self.port}",
-            "0.0.0.0:9420": f"127.0.0.1:{free_port()}",
+            "0.0.0.0:9420": f"127.0.0.1:{self.metrics_port}",
             "redis.msjit.svc.cluster.local:6379": f"127.0.0.1:{redis.port}",
             "/usr/local/bin/msjitctl": built("client_cpp/msjitctl")})
         self.env = dict(os.environ, **{e["name"]: remap(e["value"], self.mapping) for e in self.container["env"]})
@@ -87,3 +90,11 @@ def test_msjitd_probes_pass_and_need_tls(msjitd):
 
 def test_msjitd_compiles_with_the_token_and_stores_in_redis(msjitd, redis, tmp_path):
     compile_and_find_in_redis(msjitd.env, msjitd.env["MSJITD_TOKEN_FILE"], redis, msjitd.process, tmp_path)
+
+
+def test_msjitd_serves_metrics_where_the_pod_annotations_say(msjitd):
+    path = msjitd.annotations["prometheus.io/path"]
+    with urllib.request.urlopen(f"http://127.0.0.1:{msjitd.metrics_port}{path}", timeout=10) as reply:
+        assert reply.status == 200
+        text = reply.read().decode()
+    assert re.search(r"^msjit_\w+(\{[^}]*\})? \S+$", text, re.M), text[:500]
