@@ -315,3 +315,36 @@ def test_cache_admin_rpcs_need_the_token(make_daemon, tmp_path):
     env = dict(os.environ, MSJITD_TOKEN_FILE=str(token))
     assert msjitctl(d, "cache", "rm", key, env=env).returncode == 0
     assert not d.stub().ListCache(msjit_pb2.ListCacheRequest(), timeout=10).entries
+
+
+def test_cache_rm_shared_drops_the_key_from_redis_and_metrics_show_the_shared_tier(make_daemon, tmp_path):
+    from redis_server import start_redis
+
+    redis = start_redis(tmp_path)
+    try:
+        signing_key = tmp_path / "signing.key"
+        signing_key.write_text("operations signing key\n")
+        flags = ["--shared-cache", redis.url, "--shared-cache-signing-key-file", str(signing_key)]
+        (tmp_path / "a").mkdir()
+        (tmp_path / "b").mkdir()
+        port = free_port()
+        a = make_daemon(*flags, "--metrics-listen", f"127.0.0.1:{port}", workdir=tmp_path / "a").start()
+        b = make_daemon(*flags, workdir=tmp_path / "b").start()
+        reply = a.stub().Compile(request(mul_add()))
+        entry = "msjit:ac:" + reply.key
+        assert redis.command("EXISTS", entry) == 1
+        samples, _ = scrape(port)
+        assert value(samples, "msjit_shared_enabled") == 1
+        assert value(samples, "msjit_shared_call_duration_seconds_count") > 0
+        assert value(samples, "msjit_shared_stores_total") == 1
+
+        removed = msjitctl(a, "cache", "rm", reply.key, "--shared")
+        assert removed.returncode == 0, removed.stderr
+        assert "removed from the local tiers; removed from the shared tier" in removed.stdout
+        assert redis.command("EXISTS", entry) == 0
+        # Daemon b never saw it and Redis no longer has it: a real compile there, not a shared hit.
+        again = b.stub().Compile(request(mul_add()))
+        assert again.hit == msjit_pb2.TIER_NONE
+        assert b.stub().Stats(msjit_pb2.StatsRequest()).compiles == 1
+    finally:
+        redis.kill()
