@@ -56,6 +56,19 @@ def pod_spec(workload):
     return workload["spec"]["template"]["spec"]
 
 
+def redis_conf(docs):
+    """{directive: value} of the redis.conf in the redis-config ConfigMap."""
+    text = find(docs, "ConfigMap", "redis-config")["data"]["redis.conf"]
+    return dict(line.split(None, 1) for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def memory_bytes(text):
+    """Bytes of a Redis ("3gb") or Kubernetes ("4Gi") memory size."""
+    units = {"gb": 1 << 30, "mb": 1 << 20, "Gi": 1 << 30, "Mi": 1 << 20}
+    number, unit = re.fullmatch(r"(\d+)([A-Za-z]+)", text).groups()
+    return int(number) * units[unit]
+
+
 def generate_secrets(workdir):
     """{secret name: {key: bytes}} from a real run of deploy/make-secrets.sh."""
     out = subprocess.run([os.path.join(DEPLOY, "make-secrets.sh")], cwd=str(workdir), capture_output=True,

@@ -8,13 +8,14 @@ import urllib.request
 
 import pytest
 
-from deploy_support import (Process, built, compile_and_find_in_redis, find, free_port, lay_out_volumes, pod_spec,
-                            remap, run, wait_for)
+from deploy_support import (Process, built, compile_and_find_in_redis, find, free_port, lay_out_volumes, memory_bytes,
+                            pod_spec, redis_conf, remap, run, wait_for)
 
 
-def test_redis_runs_with_the_manifest_settings(redis):
-    assert redis.config("maxmemory") == str(3 << 30)
-    assert redis.config("maxmemory-policy") == "allkeys-lru"
+def test_redis_runs_with_the_manifest_settings(redis, docs):
+    conf = redis_conf(docs)
+    assert redis.config("maxmemory") == str(memory_bytes(conf["maxmemory"])) != "0"
+    assert redis.config("maxmemory-policy") == conf["maxmemory-policy"] == "allkeys-lru"
     assert redis.config("requirepass") == redis.password
     assert redis.config("port") == "0"  # no plaintext port
     assert redis.config("tls-port") == str(redis.port)

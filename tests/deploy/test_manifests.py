@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from deploy_support import (DEPLOY, built, find, generate_secrets, lay_out_volumes, load_docs, manifest_files,
-                            pod_spec, remap, run)
+                            memory_bytes, pod_spec, redis_conf, remap, run)
 
 VALIDATOR = "kubernetes-validate==1.37.0"
 TOOLS = os.path.expanduser("~/.cache/msjit-test-tools/kubernetes-validate-1.37.0")
@@ -205,15 +205,8 @@ def test_metrics_and_grpc_ports_agree(docs):
     assert int(deployment["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"]) == ports["metrics"]
 
 
-def memory_bytes(text):
-    units = {"gb": 1 << 30, "mb": 1 << 20, "Gi": 1 << 30, "Mi": 1 << 20}
-    number, unit = re.fullmatch(r"(\d+)([A-Za-z]+)", text).groups()
-    return int(number) * units[unit]
-
-
 def test_redis_memory_and_shared_cache_address(docs):
-    conf = dict(line.split(None, 1) for line in find(docs, "ConfigMap", "redis-config")["data"]["redis.conf"].splitlines()
-                if line.strip() and not line.startswith("#"))
+    conf = redis_conf(docs)
     assert conf["maxmemory-policy"] == "allkeys-lru"
     redis = pod_spec(find(docs, "StatefulSet", "redis"))["containers"][0]
     # Room for a snapshot's copy-on-write pages and buffers above maxmemory.
