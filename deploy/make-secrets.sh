@@ -52,8 +52,8 @@ leaf() {
   for san in "$@"; do sans="$sans,DNS:$san"; done
   newkey "$name.key"
   openssl req -new -key "$name.key" -subj "/CN=$cn" -out "$name.csr" 2>/dev/null
-  printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=%s\n' \
-    "$sans" > "$name.ext"
+  printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignature \
+    extendedKeyUsage=serverAuth "subjectAltName=$sans" > "$name.ext"
   openssl x509 -req -in "$name.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -sha256 -days "$days" \
     -extfile "$name.ext" -out "$name.crt" 2>/dev/null
 }

@@ -27,8 +27,9 @@ def validator():
     if not os.path.isdir(os.path.join(TOOLS, "kubernetes_validate")):
         staging = TOOLS + f".partial-{os.getpid()}"
         try:
-            result = subprocess.run(["/usr/bin/python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                     "--no-warn-script-location", "--target", staging, VALIDATOR],
+            result = subprocess.run(["/usr/bin/python3", "-m", "pip", "install", "--quiet",
+                                     "--disable-pip-version-check", "--no-warn-script-location",
+                                     "--target", staging, VALIDATOR],
                                     capture_output=True, text=True, timeout=300)
         except subprocess.TimeoutExpired:
             pytest.skip(f"pip install {VALIDATOR} took over 300 s (PyPI unreachable?)")
@@ -128,7 +129,7 @@ def test_volumes_reference_what_exists(docs, secrets):
                 name = v["secret"]["secretName"]
                 assert name in secrets and name in example, f"volume {v['name']}: no Secret {name}"
                 keys = set(secrets[name])
-                assert set(example[name]["stringData"]) == keys, f"secrets.example.yaml drifted from make-secrets.sh: {name}"
+                assert set(example[name]["stringData"]) == keys, f"secrets.example.yaml vs make-secrets.sh: {name}"
             else:
                 continue
             assert {i["key"] for i in v.get("secret", v.get("configMap", {})).get("items", [])} <= keys, v["name"]
