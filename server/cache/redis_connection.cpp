@@ -132,10 +132,10 @@ void RedisClient::failed(const std::string &error) {
   warned_ = true;
 }
 
-std::unique_ptr<RedisConnection> RedisClient::take(bool &reused) {
+std::unique_ptr<RedisConnection> RedisClient::take(bool &reused, bool fresh) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    reused = !idle_.empty();
+    reused = !fresh && !idle_.empty();
     if (reused) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
@@ -156,9 +156,11 @@ std::unique_ptr<RedisConnection> RedisClient::take(bool &reused) {
   return c;
 }
 
+// Always a new connection: a pooled one may have been closed by Redis meanwhile, and a failed
+// SUBSCRIBE would make the caller compile instead of waiting.
 std::unique_ptr<RedisConnection> RedisClient::dedicated() {
   bool reused = false;
-  return take(reused);
+  return take(reused, /*fresh=*/true);
 }
 
 std::optional<RedisReply> RedisClient::call(const std::vector<std::string> &args) {

@@ -83,8 +83,8 @@ class RedisClient {
   const RedisOptions &options() const { return options_; }
 
  private:
-  // A pooled connection (`reused`) or a new one; nullptr while Redis is unavailable.
-  std::unique_ptr<RedisConnection> take(bool &reused);
+  // A pooled connection (`reused`) or, if none or `fresh`, a new one; nullptr while Redis is unavailable.
+  std::unique_ptr<RedisConnection> take(bool &reused, bool fresh = false);
   void failed(const std::string &error);
 
   const RedisOptions options_;

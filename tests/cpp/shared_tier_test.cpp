@@ -262,6 +262,8 @@ TEST_CASE("shared tier: pooled connections that Redis closed are replaced withou
   REQUIRE(t->fetch(key, got, bytes) == SharedTier::Result::kMiss);
   redis.raw({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no"});
   CHECK(t->fetch(key, got, bytes) == SharedTier::Result::kMiss);
+  redis.raw({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no"});
+  CHECK(t->subscribe(key) != nullptr);
   CHECK(t->counters().unavailable == 0);
 }
 
