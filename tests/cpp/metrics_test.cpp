@@ -1,12 +1,20 @@
 // Histograms and the Prometheus text rendering of msjitd's metrics.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <map>
+#include <stdexcept>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "server/metrics.h"
+#include "server/metrics_http.h"
 
 using msjit::server::Histogram;
 using msjit::server::Metrics;
@@ -146,4 +154,61 @@ TEST_CASE("renderPrometheus exposes the Stats counters, per-rpc requests and the
       CHECK(known);
     }
   }
+}
+
+TEST_CASE("metricsHttpReply answers each request head with the right status") {
+  auto render = [] { return std::string("msjit_up 1\n"); };
+  auto status = [&](const std::string &head) {
+    std::string reply = msjit::server::metricsHttpReply(head, render);
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  CHECK(status("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n") == "HTTP/1.1 200 OK");
+  CHECK(status("GET /metrics?x=1 HTTP/1.0\n\n") == "HTTP/1.1 200 OK");
+  CHECK(status("GET /metricsx HTTP/1.1\r\n\r\n") == "HTTP/1.1 404 Not Found");
+  CHECK(status("HEAD /metrics HTTP/1.1\r\n\r\n") == "HTTP/1.1 405 Method Not Allowed");
+  CHECK(status("GET /metrics\r\n\r\n") == "HTTP/1.1 400 Bad Request");
+  CHECK(status("GET /metrics HTTP/2 extra\r\n\r\n") == "HTTP/1.1 400 Bad Request");
+  CHECK(status("GET /metrics SPDY/3\r\n\r\n") == "HTTP/1.1 400 Bad Request");
+  std::string ok = msjit::server::metricsHttpReply("GET /metrics HTTP/1.1\r\n\r\n", render);
+  CHECK(ok.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+  CHECK(ok.find("Content-Length: 11\r\n") != std::string::npos);
+  CHECK(ok.substr(ok.size() - 11) == "msjit_up 1\n");
+  // A renderer that throws is a 500 for that scrape, never the daemon's end.
+  auto throwing = []() -> std::string { throw std::runtime_error("boom"); };
+  std::string failed = msjit::server::metricsHttpReply("GET /metrics HTTP/1.1\r\n\r\n", throwing);
+  CHECK(failed.rfind("HTTP/1.1 500 ", 0) == 0);
+}
+
+TEST_CASE("the metrics server binds an ephemeral port, serves, and stops promptly") {
+  msjit::server::MetricsHttpServer server([] { return std::string("msjit_up 1\n"); });
+  CHECK(server.start("no-colon") != "");
+  CHECK(server.start("127.0.0.1:no-such-service") != "");
+  REQUIRE(server.start("127.0.0.1:0") == "");
+  REQUIRE(server.port() > 0);
+  auto get = [&](const std::string &request) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string reply;
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) == 0) {
+      timeval tv{10, 0};
+      ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+      (void)!::write(fd, request.data(), request.size());
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;) reply.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return reply;
+  };
+  std::string reply = get("GET /metrics HTTP/1.1\r\n\r\n");
+  CHECK(reply.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  CHECK(reply.substr(reply.size() - 11) == "msjit_up 1\n");
+  CHECK(get("GET / HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 404", 0) == 0);
+  auto started = std::chrono::steady_clock::now();
+  server.stop();
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+  CHECK(get("GET /metrics HTTP/1.1\r\n\r\n").empty());  // nobody listens any more
+  server.stop();  // idempotent
 }
