@@ -38,7 +38,7 @@ struct RedisServer {
   int port = freePort();
   std::string password;
 
-  explicit RedisServer(std::string pw = "") : password(std::move(pw)) {
+  explicit RedisServer(std::string pw = "", std::vector<std::string> extra = {}) : password(std::move(pw)) {
     pid = fork();
     if (pid == 0) {
       int null = open("/dev/null", O_RDWR);
@@ -48,6 +48,7 @@ struct RedisServer {
       std::vector<const char *> argv = {kRedisServer, "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "",
                                         "--appendonly", "no", "--dir", "/tmp"};
       if (!password.empty()) argv.insert(argv.end(), {"--requirepass", password.c_str()});
+      for (const auto &e : extra) argv.push_back(e.c_str());
       argv.push_back(nullptr);
       execv(kRedisServer, const_cast<char **>(argv.data()));
       _exit(127);
@@ -251,6 +252,52 @@ TEST_CASE("shared tier: remove drops the entry and the error; done:<key> is publ
   CHECK(t->remove(key));
   CHECK_FALSE(t->remove(key));
   CHECK(redis.raw({"EXISTS", "msjit:ac:" + key, "msjit:err:" + key}).integer == 0);
+}
+
+TEST_CASE("shared tier: an ACL user limited to the prefix, and a database other than 0") {
+  REQUIRE_REDIS();
+  RedisServer redis("admin");
+  redis.raw({"ACL", "SETUSER", "msjitd", "on", ">daemon-pw", "~msjit:*", "&msjit:*", "+@all"});
+  auto o = redis.options();
+  o.url.user = "msjitd";
+  o.password = "daemon-pw";
+  o.url.db = 3;
+  auto t = tier(o);
+  std::string key = sha256Hex("graph 9"), artifact = "bytes";
+  REQUIRE(t->store(key, entryFor(key, artifact), artifact));
+  msjit::rpc::CompileReply got;
+  std::string bytes;
+  CHECK(t->fetch(key, got, bytes) == SharedTier::Result::kHit);
+  CHECK(redis.raw({"EXISTS", "msjit:ac:" + key}).integer == 0);  // not in database 0
+  std::string error;
+  auto admin = RedisConnection::open(redis.options(), nullptr, error);
+  REQUIRE(admin);
+  REQUIRE(admin->command({"SELECT", "3"}, error));
+  CHECK(admin->command({"EXISTS", "msjit:ac:" + key}, error)->integer == 1);
+}
+
+TEST_CASE("shared tier: under maxmemory with allkeys-lru, evicted artifacts are misses, never rejections") {
+  REQUIRE_REDIS();
+  RedisServer redis("", {"--maxmemory", "4mb", "--maxmemory-policy", "allkeys-lru"});
+  auto t = tier(redis.options());
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40; ++i) {  // 40 x 256 KiB: several times maxmemory
+    std::string key = sha256Hex("evicted " + std::to_string(i)), artifact(256 << 10, static_cast<char>('a' + i % 26));
+    artifact += std::to_string(i);
+    t->store(key, entryFor(key, artifact), artifact);
+    keys.push_back(key);
+  }
+  int hits = 0, misses = 0;
+  for (const auto &key : keys) {
+    msjit::rpc::CompileReply got;
+    std::string bytes;
+    auto r = t->fetch(key, got, bytes);
+    REQUIRE(r != SharedTier::Result::kUnavailable);
+    (r == SharedTier::Result::kHit ? hits : misses)++;
+  }
+  CHECK(hits > 0);
+  CHECK(misses > 0);
+  CHECK(t->counters().rejected == 0);
 }
 
 TEST_CASE("shared tier: pooled connections that Redis closed are replaced without a failure") {
