@@ -118,7 +118,7 @@ def test_a_graph_compiled_on_one_daemon_is_a_shared_hit_on_another(cluster):
     assert b.stub().Compile(request(mul_add()), timeout=60).hit == msjit_pb2.TIER_MEMORY  # filled the local tiers
     run_mul_add(b, shared.key)
     sa, sb = stats(a), stats(b)
-    assert (sa.compiles, sa.shared_stores) == (1, 1)
+    assert (sa.compiles, sa.shared_stores, sa.shared_misses) == (1, 1, 1)
     assert (sb.compiles, sb.shared_hits, sb.shared_rejected) == (0, 1, 0)
     assert sb.shared_cache.startswith("redis://127.0.0.1:") and "secret" not in sb.shared_cache
     # A daemon that never saw a Compile of the key executes and streams it from Redis.
@@ -154,6 +154,31 @@ def test_concurrent_requests_on_two_daemons_compile_once(cluster):
     assert (sa.compiles, sb.shared_waits) == (1, 1)
     assert msjit_pb2.TIER_CLUSTER in {r.hit for r in replies}
     assert not cluster.redis.command("KEYS", "msjit:lease:*")  # released
+
+
+def test_requests_racing_on_three_daemons_compile_once(cluster):
+    daemons = [cluster.daemon(name) for name in "abc"]
+    slow = request(chain(1200))
+    barrier = threading.Barrier(9)
+    replies, errors = [], []
+
+    def compile_on(d):
+        barrier.wait(30)
+        try:
+            replies.append(d.stub().Compile(slow, timeout=240))
+        except grpc.RpcError as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=compile_on, args=(d,)) for d in daemons for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not errors and len(replies) == 9
+    assert len({r.artifact_digest for r in replies}) == 1
+    all_stats = [stats(d) for d in daemons]
+    assert sum(s.compiles for s in all_stats) == 1
+    assert sum(s.shared_waits + s.shared_hits for s in all_stats) >= 2  # the other two daemons
 
 
 def test_a_tampered_entry_or_artifact_in_redis_is_refused_and_recompiled(cluster):
