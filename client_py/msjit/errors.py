@@ -44,6 +44,10 @@ class DaemonUnavailableError(DaemonError):
     """No msjitd answers at the configured address and none could be started."""
 
 
+class ArtifactNotFoundError(DaemonError):
+    """The daemon asked has no artifact for the key (e.g. another daemon of the list compiled it)."""
+
+
 class RuntimeUnavailableError(MsjitError, ImportError):
     """The in-process runtime extension ``msjit._msjit_rt`` is not built or cannot be imported."""
 

@@ -1,9 +1,17 @@
 """gRPC client of msjitd, and starting a private local daemon when none is configured.
 
-Address: ``MSJITD_ADDRESS`` (any gRPC target) if set, and then it must answer. Otherwise
-``unix://$MSJIT_HOME/msjitd.sock`` (MSJIT_HOME defaults to ~/.cache/msjit); if nothing answers
-there, one ``msjitd`` is started under an flock so that concurrent processes start only one.
-MSJIT_HOME is made private (0700): the socket and the artifacts in it are the user's alone.
+Address: ``MSJITD_ADDRESS`` (a gRPC target, or several separated by commas) if set, and then one
+of them must answer. Otherwise ``unix://$MSJIT_HOME/msjitd.sock`` (MSJIT_HOME defaults to
+~/.cache/msjit); if nothing answers there, one ``msjitd`` is started under an flock so that
+concurrent processes start only one. MSJIT_HOME is made private (0700): the socket and the
+artifacts in it are the user's alone.
+
+Several addresses (daemons of one cluster): calls go to the first address whose health check
+answers within HEALTH_TIMEOUT_S. A call failing with UNAVAILABLE (the daemon went away) is made
+again on the next address; a compile error or any other failure is the caller's. An address that
+failed is skipped for FAILOVER_BACKOFF_S (doubling per failure, up to FAILOVER_BACKOFF_MAX_S) and
+then checked again, so a recovered daemon earlier in the list is used again. The C++ client
+(client_cpp/client.h, FailoverClient) follows the same policy with the same numbers.
 
 Credentials for a daemon at ``MSJITD_ADDRESS`` (a TCP daemon wants a token, TLS, or both; the
 private local daemon needs none), each variable naming a file:
@@ -28,12 +36,14 @@ import time
 
 import grpc
 
-from .errors import CompileError, DaemonError, DaemonUnavailableError
+from .errors import ArtifactNotFoundError, CompileError, DaemonError, DaemonUnavailableError
 from .proto import health_pb2, health_pb2_grpc, msjit_pb2, msjit_pb2_grpc
 
 logger = logging.getLogger(__name__)
 
 HEALTH_TIMEOUT_S = 1.0
+FAILOVER_BACKOFF_S = 1.0
+FAILOVER_BACKOFF_MAX_S = 30.0
 START_TIMEOUT_S = 10.0
 COMPILE_TIMEOUT_S = 600.0
 FETCH_TIMEOUT_S = 120.0
@@ -183,48 +193,128 @@ def start_local_daemon(home, address):
                                      f"{START_TIMEOUT_S:.0f} s; see {log_file}")
 
 
+def split_addresses(value):
+    """The gRPC targets of a comma-separated list (blanks dropped)."""
+    return [a.strip() for a in (value or "").split(",") if a.strip()]
+
+
+class _Target:
+    """One daemon address of the list and its failure backoff."""
+
+    def __init__(self, address):
+        self.address = address
+        self.backoff = 0.0          # 0: not down
+        self.retry_at = 0.0         # time.monotonic() after which it is checked again
+
+    def down(self):
+        self.backoff = min(self.backoff * 2, FAILOVER_BACKOFF_MAX_S) if self.backoff else FAILOVER_BACKOFF_S
+        self.retry_at = time.monotonic() + self.backoff
+
+    def waiting(self, now):
+        return self.backoff > 0 and now < self.retry_at
+
+
 class DaemonClient:
-    """Calls to one msjitd. Connects (and, without MSJITD_ADDRESS, starts the daemon) on first use."""
+    """Calls to msjitd: the first healthy address of MSJITD_ADDRESS, failing over to the next (see
+    the module docstring). Connects (and, without MSJITD_ADDRESS, starts the daemon) on first use."""
 
     def __init__(self, address=None):
         explicit = address or os.environ.get("MSJITD_ADDRESS")
         self.home = msjit_home()
-        self.address = explicit or f"unix://{self.home}/msjitd.sock"
-        self.autostart = not explicit
-        if self.autostart and len(self.address) - len("unix://") > _UNIX_PATH_MAX:
-            raise DaemonUnavailableError(f"socket path {self.address} is longer than a unix socket "
+        addresses = split_addresses(explicit) or [f"unix://{self.home}/msjitd.sock"]
+        self.autostart = not split_addresses(explicit)
+        if self.autostart and len(addresses[0]) - len("unix://") > _UNIX_PATH_MAX:
+            raise DaemonUnavailableError(f"socket path {addresses[0]} is longer than a unix socket "
                                          f"allows ({_UNIX_PATH_MAX}); use a shorter MSJIT_HOME")
         # The private daemon we start listens on a 0700 directory's socket without credentials.
         self.credentials = NO_CREDENTIALS if self.autostart else Credentials.from_environment()
+        self._targets = [_Target(a) for a in addresses]
+        self._current = None          # index of the address in use
+        self._lock = threading.Lock()
         self._channel = None
         self._stub = None
 
-    def _connect(self):
-        if not is_serving(self.address, credentials=self.credentials):
+    @property
+    def addresses(self):
+        return [t.address for t in self._targets]
+
+    @property
+    def address(self):
+        """The address in use (the first one before any call)."""
+        return self._targets[self._current or 0].address
+
+    def _choose(self, excluded):
+        """Index of the first healthy address not in ``excluded``: those not waiting out a
+        backoff first, in list order, then the others; None when none answers."""
+        now = time.monotonic()
+        for waiting in (False, True):
+            for i, target in enumerate(self._targets):
+                if i in excluded or target.waiting(now) != waiting:
+                    continue
+                if is_serving(target.address, credentials=self.credentials):
+                    target.backoff = 0.0
+                    return i
+                target.down()
+        return None
+
+    def _connect(self, excluded=()):
+        """Points the stub at the first healthy address (starting the local daemon if that is ours)."""
+        index = self._choose(excluded)
+        if index is None:
             if not self.autostart:
                 hint = "" if self.credentials.tls else " (a TLS daemon needs MSJITD_TLS_CA)"
-                raise DaemonUnavailableError(f"msjitd is not reachable at {self.address} (MSJITD_ADDRESS)"
-                                             f"{hint}; start it there, or unset MSJITD_ADDRESS for a local one")
+                names = ", ".join(self.addresses)
+                raise DaemonUnavailableError(f"msjitd is not reachable at {names} (MSJITD_ADDRESS){hint}; start it "
+                                             f"there, or unset MSJITD_ADDRESS for a local one")
             start_local_daemon(self.home, self.address)
-        self._channel = self.credentials.channel(self.address, options=_CHANNEL_OPTIONS)
-        self._stub = msjit_pb2_grpc.MsjitStub(self._channel)
+            index = 0
+        if self._current != index or self._stub is None:
+            if self._current is not None and self._current != index:
+                logger.warning("msjitd: using %s (was %s)", self._targets[index].address, self.address)
+            self.close()
+            self._current = index
+            self._channel = self.credentials.channel(self.address, options=_CHANNEL_OPTIONS)
+            self._stub = msjit_pb2_grpc.MsjitStub(self._channel)
+
+    def _stub_for_call(self, excluded):
+        """The stub to call now and its address index; looks for an address again when there is
+        none yet, or when one earlier in the list has waited out its backoff."""
+        with self._lock:
+            now = time.monotonic()
+            earlier = self._current is not None and any(
+                t.backoff and not t.waiting(now) for t in self._targets[:self._current])
+            if self._stub is None or earlier:
+                self._connect(excluded)
+            return self._stub, self._current
 
     def _call(self, what, fn):
-        """Run ``fn(stub)``, mapping gRPC failures to msjit errors. A local daemon that went away
-        is started again, once."""
-        for may_retry in (self.autostart, False):
-            if self._stub is None:
-                self._connect()
-            try:
-                return fn(self._stub)
-            except grpc.RpcError as e:
-                error = e
-            if not (may_retry and error.code() == grpc.StatusCode.UNAVAILABLE):
+        """Run ``fn(stub)``, mapping gRPC failures to msjit errors. UNAVAILABLE moves to the next
+        address (each address once per call); a local daemon that went away is started again, once."""
+        excluded = set()
+        for may_restart in (self.autostart, False):
+            while True:
+                stub, index = self._stub_for_call(excluded)
+                try:
+                    return fn(stub)
+                except grpc.RpcError as e:
+                    error = e
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise _map_error(error, what, self._targets[index].address) from None
+                with self._lock:
+                    self._targets[index].down()
+                    excluded.add(index)
+                    if index == self._current:
+                        self.close()
+                if len(excluded) == len(self._targets):
+                    break
+                logger.warning("msjitd at %s unavailable during %s (%s); trying the next address",
+                               self._targets[index].address, what, error.details())
+            if not may_restart:
                 break
             logger.warning("msjitd at %s unavailable during %s (%s); restarting it", self.address, what,
                            error.details())
-            self.close()
-        raise _map_error(error, what, self.address) from None
+            excluded = set()
+        raise _map_error(error, what, self._targets[index].address) from None
 
     def compile(self, model, options):
         """Compile a ModelProto; returns the CompileReply. CompileError for a rejected graph.
@@ -269,6 +359,8 @@ def _map_error(error, what, address):
     code, details = error.code(), error.details()
     if code == grpc.StatusCode.INVALID_ARGUMENT and what == "Compile":
         return CompileError(details)
+    if code == grpc.StatusCode.NOT_FOUND:
+        return ArtifactNotFoundError(f"msjitd {what} failed (NOT_FOUND) at {address}: {details}")
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return DaemonError(f"msjitd at {address} refused the credentials for {what} (UNAUTHENTICATED): "
                            f"{details}; set MSJITD_TOKEN_FILE to a file holding its token")

@@ -4,8 +4,11 @@ The extension is imported on first use, so the rest of the package works without
 execution, capture, inspection). Every load is verified: the artifact's bytes are read, their
 SHA-256 compared with the digest the daemon recorded for the key, and exactly those bytes are
 loaded (from memory, ``msrt_load_bytes``), so no file swapped after the check can run. The bytes
-come from the daemon's cache when it is on this machine; otherwise they are fetched and stored
-content-addressed under ``$MSJIT_HOME/artifacts`` (written to a temp file, then renamed).
+come from the daemon's cache when it is on this machine, else from this host's client cache
+``$MSJIT_HOME/artifacts/<digest>.so`` (shared with the C++ client); otherwise they are fetched
+(FetchArtifact), checked and stored there (written to a temp file, then renamed). A fetch the
+daemon answers with NOT_FOUND (the one that compiled the graph went away and the next address
+never saw it) compiles the graph again there.
 
 A file whose bytes do not match is moved to a ``quarantine/`` directory beside the cache it was in
 (``<cache>/quarantine/`` for the daemon's ``<cache>/cas/``, ``$MSJIT_HOME/quarantine/`` for the
@@ -16,11 +19,12 @@ match are loaded; otherwise MsjitError.
 import hashlib
 import logging
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
 
-from .errors import MsjitError, RuntimeUnavailableError
+from .errors import ArtifactNotFoundError, MsjitError, RuntimeUnavailableError
 from .rpc import make_private_dir, msjit_home
 
 logger = logging.getLogger(__name__)
@@ -75,20 +79,26 @@ def _verified(reply, client, recompile):
         found = _local_bytes(reply)
     if found not in (None, _MISMATCH):
         return (reply.artifact_digest,) + found
-    data = client.fetch_artifact(reply.key)
+    try:
+        data = client.fetch_artifact(reply.key)
+    except ArtifactNotFoundError:
+        if recompile is None:
+            raise
+        # The daemon that compiled it went away and the next one of MSJITD_ADDRESS has not seen it.
+        reply = recompile()
+        return _verified(reply, client, None)
     digest = hashlib.sha256(data).hexdigest()
     if digest != reply.artifact_digest:
         raise MsjitError(f"artifact for key {reply.key} has SHA-256 {digest}, "
                          f"but the daemon announced {reply.artifact_digest}; not loading it")
     logger.debug("fetched artifact %s (%d bytes)", reply.key, len(data))
-    if _daemon_is_local(reply):
-        return digest, data, None
-    path = _client_copy(reply)   # (a remote daemon: keep a copy for the next process)
+    path = _client_copy(reply)   # (kept for the next process on this host: it need not fetch)
     _store(path, data)
     return digest, data, path
 
 
 _MISMATCH = object()
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def _local_bytes(reply):
@@ -115,11 +125,10 @@ def _local_bytes(reply):
     return result
 
 
-def _daemon_is_local(reply):
-    return bool(reply.artifact_path) and os.path.isdir(os.path.dirname(reply.artifact_path))
-
-
 def _client_copy(reply):
+    if not _DIGEST.fullmatch(reply.artifact_digest):   # (it names a file)
+        raise MsjitError(f"msjitd announced {reply.artifact_digest!r} as the artifact digest of key {reply.key}; "
+                         "not a SHA-256")
     return os.path.join(msjit_home(), "artifacts", f"{reply.artifact_digest}.so")
 
 

@@ -108,6 +108,14 @@ def test_dead_address_exits_3(tmp_path):
     assert f"msjitd is not reachable at {dead}" in proc.stderr
 
 
+def test_a_dead_address_first_fails_over_to_the_live_one(make_daemon, tmp_path):
+    daemon = make_daemon().start()
+    proc, out = run(tmp_path, f"{closed_port()}, {daemon.address}", request(mul_add()))
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_allclose(outputs(out)[0], A * B + C, rtol=1e-6)
+    assert fields(proc.stdout)["address"] == daemon.address
+
+
 def test_compile_error_exits_1_with_the_diagnostic(make_daemon, tmp_path):
     daemon = make_daemon().start()
     bad = mul_add()
