@@ -38,11 +38,6 @@ std::string validateOptions(const rpc::CompileOptions &o) {
   return "";
 }
 
-// Runs `work` on a thread of its own (it waits for a worker process) and finishes the call with it.
-void finishLater(grpc::ServerUnaryReactor *reactor, std::function<grpc::Status()> work) {
-  std::thread([reactor, work = std::move(work)] { reactor->Finish(work()); }).detach();
-}
-
 // Streams an artifact in chunks; the first carries its digest and size.
 class ChunkWriter : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
