@@ -42,15 +42,16 @@ def _daemon_class():
 Daemon = _daemon_class()
 
 
-def wait_until(predicate, timeout, what, pause=0.05):
-    """Poll ``predicate`` until it returns a true value (returned) or ``timeout`` s pass (TimeoutError)."""
+def wait_until(predicate, timeout, what, pause=0.05, state=None):
+    """Poll ``predicate`` until it returns a true value (returned) or ``timeout`` s pass
+    (TimeoutError, with ``state()`` if given: what the test saw last)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not within {timeout:.0f} s")
+            raise TimeoutError(f"{what}: not within {timeout:.0f} s" + (f"\n{state()}" if state else ""))
         time.sleep(pause)
 
 
@@ -115,8 +116,11 @@ class Cluster:
     def stats(self, timeout=10.0):
         return [d.stub().Stats(msjit_pb2.StatsRequest(), timeout=timeout) for d in self.daemons]
 
-    def total(self, field, stats=None):
-        return sum(getattr(s, field) for s in (stats or self.stats()))
+    def totals(self, stats=None):
+        """Every counter of Stats summed over the daemons: {field: sum}."""
+        stats = stats or self.stats()
+        fields = [f.name for f in msjit_pb2.StatsReply.DESCRIPTOR.fields if f.type == f.TYPE_UINT64]
+        return {f: sum(getattr(s, f) for s in stats) for f in fields}
 
     def workers_of(self, daemon):
         """pids of the daemon's worker processes (its children)."""
@@ -134,8 +138,8 @@ class Cluster:
         self.daemons.remove(daemon)
 
     def lease_keys(self):
-        """The compile leases held in Redis now."""
-        return [k for k in self.redis.command("KEYS", "*") if b"lease" in k]
+        """The compile leases held in Redis now (msjit:lease:<key>, the default prefix)."""
+        return self.redis.command("KEYS", "msjit:lease:*")
 
 
 def describe(stats):
@@ -161,7 +165,7 @@ class Clients:
 
     def _exports(self):
         if self._exported is None:
-            self._exported = job_graphs.export(os.path.join(self.workdir, "graphs"))
+            self._exported = job_graphs.export(os.path.join(self.workdir, "graphs"), len(job_graphs.ALL))
         return self._exported
 
     def expected(self, index):

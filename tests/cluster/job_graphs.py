@@ -181,15 +181,16 @@ def compile_request(index):
     return msjit_pb2.CompileRequest(model=serialize.to_model(captured.graph), options=function.config.to_proto())
 
 
-def export(directory):
-    """Writes NN-name.request.pb (CompileRequest) and NN-name.inputs.pb (ExecuteRequest) per graph;
-    returns [(request path, inputs path)] and the eager outputs [[array]] they must give."""
+def export(directory, count=COUNT):
+    """Writes NN-name.request.pb (CompileRequest) and NN-name.inputs.pb (ExecuteRequest) for the
+    first ``count`` graphs of ALL; returns [(request path, inputs path)] and the eager outputs
+    [[array]] they must give, by graph index."""
     from msjit import serialize
     from msjit.proto import msjit_pb2
 
     os.makedirs(directory, exist_ok=True)
     files, expected = [], []
-    for index in range(COUNT):
+    for index in range(count):
         stem = os.path.join(directory, name(index))
         execute = msjit_pb2.ExecuteRequest(inputs=[serialize.tensor_proto(a) for a in inputs(index)])
         for suffix, message in ((".request.pb", compile_request(index)), (".inputs.pb", execute)):

@@ -1,5 +1,6 @@
 """tests/bench/cluster.py at a small size (20 workers in 2 processes): it runs to the end within
-its budget and prints its report in the documented form, every request answered."""
+its budget and prints its report in the documented form, every request answered, with the
+compile counts the shared tier promises."""
 import os
 import re
 import subprocess
@@ -37,3 +38,5 @@ def test_bench_prints_latency_per_tier_for_each_run():
                 assert float(m[2]) <= float(m[3])
         assert counted == WORKERS * GRAPHS, block
     assert lines[1 + 7 * len(TITLES)] == "total compiles: " + ", ".join(f"{t} {c}" for t, c in compiles.items())
+    # One compile per graph with the shared tier, none after a restart, one per daemon without it.
+    assert list(compiles.values()) == [GRAPHS, 0, 3 * GRAPHS], compiles
