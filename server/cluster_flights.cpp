@@ -50,14 +50,19 @@ class LeaseKeeper {
 
 }  // namespace
 
+SharedTier::Result ClusterFlights::fetchInto(const std::string &key, bool count_miss, rpc::CompileReply &entry) {
+  std::string artifact;
+  SharedTier::Result result = shared_.fetch(key, entry, artifact, count_miss);
+  if (result == SharedTier::Result::kHit && !cache_.insert(key, artifact, entry)) {
+    spdlog::warn("shared cache: cannot copy {} into the local cache {}", key.substr(0, 12), cache_.dir());
+    return SharedTier::Result::kMiss;
+  }
+  return result;
+}
+
 std::optional<rpc::CompileReply> ClusterFlights::fetch(const std::string &key) {
   rpc::CompileReply entry;
-  std::string artifact;
-  if (shared_.fetch(key, entry, artifact) != SharedTier::Result::kHit) return std::nullopt;
-  if (!cache_.insert(key, artifact, entry)) {
-    spdlog::warn("shared cache: cannot copy {} into the local cache {}", key.substr(0, 12), cache_.dir());
-    return std::nullopt;
-  }
+  if (fetchInto(key, /*count_miss=*/true, entry) != SharedTier::Result::kHit) return std::nullopt;
   entry.set_hit(rpc::TIER_SHARED);
   return entry;
 }
@@ -65,14 +70,9 @@ std::optional<rpc::CompileReply> ClusterFlights::fetch(const std::string &key) {
 std::optional<CompileOutcome> ClusterFlights::settled(const std::string &key, rpc::CacheTier tier, bool count_miss,
                                                       bool &unavailable) {
   rpc::CompileReply entry;
-  std::string artifact;
-  switch (shared_.fetch(key, entry, artifact, count_miss)) {
+  switch (fetchInto(key, count_miss, entry)) {
     case SharedTier::Result::kUnavailable: unavailable = true; return std::nullopt;
-    case SharedTier::Result::kHit:
-      if (!cache_.insert(key, artifact, entry))
-        return CompileOutcome{grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot write to the artifact cache in " + cache_.dir()), {}};
-      entry.set_hit(tier);
-      return CompileOutcome{grpc::Status::OK, entry};
+    case SharedTier::Result::kHit: entry.set_hit(tier); return CompileOutcome{grpc::Status::OK, entry};
     case SharedTier::Result::kMiss: break;
   }
   int code = 0;

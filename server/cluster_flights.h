@@ -41,6 +41,8 @@ class ClusterFlights {
 
  private:
   enum class Wait { kSettled, kLapsed, kUnavailable, kAbandoned };
+  // Redis's verified entry for `key`, copied into the local tiers (kMiss if that fails).
+  SharedTier::Result fetchInto(const std::string &key, bool count_miss, rpc::CompileReply &entry);
   // An entry (with `tier`) or a shared error for `key` in Redis, if there is one.
   std::optional<CompileOutcome> settled(const std::string &key, rpc::CacheTier tier, bool count_miss, bool &unavailable);
   Wait waitForHolder(const std::string &key, const std::function<bool()> &abandoned,
