@@ -62,6 +62,7 @@ def test_runtime_stage_is_slim_non_root_with_tini_and_a_healthcheck():
     runs = " ".join(a for i, a in runtime if i == "RUN")
     assert "--no-install-recommends $(/usr/local/share/msjit/runtime-packages.sh)" in runs
     assert "grep 'not found'" in runs  # the image build fails on an unresolved library
+    assert "cc -shared -o /tmp/probe.so /tmp/probe.o -lm" in runs  # and if artifacts cannot be linked
     copied = [a for a in instructions((base, runtime), "COPY") if a.startswith("--from=build")]
     assert len(copied) == 1 and copied[0].split()[-1] == "/usr/local/bin/"
     assert {os.path.basename(p) for p in copied[0].split()[1:-1]} == {"msjitd", "msjit-worker", "msjitctl"}
