@@ -61,10 +61,12 @@ class Cluster:
         self.redis.kill()
 
     def wait_for_lease(self, timeout=30):
+        """The key of the first compile lease a daemon takes."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.redis.command("KEYS", "msjit:lease:*"):
-                return
+            leases = self.redis.command("KEYS", "msjit:lease:*")
+            if leases:
+                return leases[0].decode().rsplit(":", 1)[1]
             time.sleep(0.02)
         raise TimeoutError("no daemon took a compile lease")
 
@@ -251,6 +253,27 @@ def test_a_killed_lease_holder_is_taken_over_and_no_client_waits_past_its_deadli
     assert (sb.shared_takeovers, sb.shared_waits, sb.compiles) == (1, 0, 1)
     # The result b compiled is served from Redis to c.
     assert c.stub().Compile(slow, timeout=60).hit == msjit_pb2.TIER_SHARED
+
+
+def test_a_daemon_waiting_for_another_compiles_itself_when_redis_dies(cluster):
+    a, b = cluster.daemon("a"), cluster.daemon("b")
+    slow = request(chain(1500))
+    replies = {}
+    threads = [threading.Thread(target=lambda d=d: replies.update({d: d.stub().Compile(slow, timeout=240)}))
+               for d in (a, b)]
+    threads[0].start()
+    key = cluster.wait_for_lease()
+    threads[1].start()
+    deadline = time.monotonic() + 30  # b waits on done:<key>
+    while cluster.redis.command("PUBSUB", "NUMSUB", f"msjit:done:{key}")[1] == 0:
+        assert time.monotonic() < deadline, "b never subscribed"
+        time.sleep(0.02)
+    cluster.redis.kill()
+    for t in threads:
+        t.join(240)
+    assert (replies[a].hit, replies[b].hit) == (msjit_pb2.TIER_NONE, msjit_pb2.TIER_NONE)
+    assert replies[a].artifact_digest == replies[b].artifact_digest
+    assert stats(b).compiles == 1 and stats(b).shared_unavailable > 0
 
 
 def test_daemons_keep_serving_when_redis_dies_and_start_without_it(cluster):
