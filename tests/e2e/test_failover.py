@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -81,6 +82,24 @@ def test_a_dead_address_first_is_skipped(make_daemon, client_home):
     assert run_jit(f) == 1
     assert time.monotonic() - t0 < 10       # (a compile included; the dead address costs one refused connect)
     assert rpc.client().address == live.address and stats(live).compiles == 1
+
+
+def test_an_address_that_never_answers_costs_one_health_timeout(make_daemon, client_home, monkeypatch):
+    """A listener that accepts connections but never speaks (a hung host): its health check times
+    out (DEADLINE_EXCEEDED on connect) after HEALTH_TIMEOUT_S and the next address is used."""
+    monkeypatch.setattr(rpc, "FAILOVER_BACKOFF_S", 30.0)   # (no re-check during the test, however slow)
+    live = make_daemon().start()
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        client_home("127.0.0.1:%d" % silent.getsockname()[1], live.address)
+        t0 = time.monotonic()
+        rpc.client().stats()
+        assert rpc.HEALTH_TIMEOUT_S * 0.9 < time.monotonic() - t0 < rpc.HEALTH_TIMEOUT_S + 2
+        assert rpc.client().address == live.address
+        assert run_jit(f) == 1 and stats(live).compiles == 1
+        silent_target = rpc.client()._targets[0]
+        assert silent_target.backoff == 30.0         # checked once: left alone while in backoff
 
 
 def test_killed_daemon_is_replaced_by_the_next_and_used_again_when_back(two_daemons, make_daemon, client_home, tmp_path):
@@ -167,11 +186,11 @@ def fresh_process(tmp_path, daemon, home):
     return result
 
 
-def msjit_run(tmp_path, daemon, home, request):
+def msjit_run(tmp_path, daemon, home, request, address=None):
     (tmp_path / "request.pb").write_bytes(request.SerializeToString())
     inputs = msjit_pb2.ExecuteRequest(inputs=[serialize.tensor_proto(X)])
     (tmp_path / "inputs.pb").write_bytes(inputs.SerializeToString())
-    env = dict(os.environ, MSJITD_ADDRESS=daemon.address, MSJIT_HOME=str(home))
+    env = dict(os.environ, MSJITD_ADDRESS=address or daemon.address, MSJIT_HOME=str(home))
     proc = subprocess.run([RUN, str(tmp_path / "request.pb"), str(tmp_path / "inputs.pb"), str(tmp_path / "out.pb")],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -252,3 +271,30 @@ def test_the_cpp_client_follows_the_same_numbers():
     numbers = {name: int(value) for name, value in re.findall(r"constexpr int (k\w+) = (\d+);", header)}
     assert numbers == {"kHealthTimeoutMs": rpc.HEALTH_TIMEOUT_S * 1000, "kBackoffFirstMs": rpc.FAILOVER_BACKOFF_S * 1000,
                        "kBackoffMaxMs": rpc.FAILOVER_BACKOFF_MAX_S * 1000}
+
+
+def test_credentials_apply_to_every_address(make_daemon, client_home, monkeypatch, tmp_path):
+    """Two TCP daemons wanting a token: after the first dies, the second gets the same token (the
+    Python client, then msjit-run); without it, the failure is the credential's, not a failover."""
+    token = tmp_path / "token"
+    token.write_text("failover-test-token\n")
+    credentials = rpc.Credentials("failover-test-token", None, None, None, None)
+    daemons = []
+    for name in "ab":
+        (tmp_path / name).mkdir()
+        daemons.append(make_daemon("--auth-token-file", str(token), workdir=tmp_path / name,
+                                   listen=closed_port(), credentials=credentials).start())
+    a, b = daemons
+    monkeypatch.setenv("MSJITD_TOKEN_FILE", str(token))
+    home = client_home(closed_port(), a.address, b.address)
+    assert run_jit(f) == 1 and stats(a).compiles == 1
+    a.proc.send_signal(signal.SIGKILL)
+    a.proc.wait(timeout=30)
+    assert run_jit(g) == 1 and rpc.client().address == b.address and stats(b).compiles == 1
+    request = msjit_pb2.CompileRequest(model=serialize.to_model(capture_ast(f, [Tensor(X)]).graph),
+                                       options=CompileConfig().to_proto())
+    assert msjit_run(tmp_path, b, home, request, address=f"{a.address},{b.address}") == "daemon"
+    monkeypatch.delenv("MSJITD_TOKEN_FILE")
+    client_home(a.address, b.address)
+    with pytest.raises(rpc.DaemonError, match="UNAUTHENTICATED"):
+        run_jit(h)

@@ -3,6 +3,7 @@ process, outputs equal numpy; bad inputs, a dead address and a compile error giv
 import os
 import socket
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -114,6 +115,20 @@ def test_a_dead_address_first_fails_over_to_the_live_one(make_daemon, tmp_path):
     assert proc.returncode == 0, proc.stderr
     np.testing.assert_allclose(outputs(out)[0], A * B + C, rtol=1e-6)
     assert fields(proc.stdout)["address"] == daemon.address
+
+
+def test_an_address_that_never_answers_costs_one_health_timeout(make_daemon, tmp_path):
+    daemon = make_daemon().start()
+    with socket.socket() as silent:     # accepts connections, never speaks: a hung host
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        t0 = time.monotonic()
+        proc, out = run(tmp_path, f"127.0.0.1:{silent.getsockname()[1]},{daemon.address}", request(mul_add()))
+        elapsed = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_allclose(outputs(out)[0], A * B + C, rtol=1e-6)
+    assert fields(proc.stdout)["address"] == daemon.address
+    assert 0.9 < elapsed < 10, elapsed          # one 1 s health check, then a compile and a process start
 
 
 def test_compile_error_exits_1_with_the_diagnostic(make_daemon, tmp_path):
