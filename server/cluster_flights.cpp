@@ -137,11 +137,7 @@ ClusterFlights::Wait ClusterFlights::waitForHolder(const std::string &key, const
       return Wait::kSettled;
     }
     if (unavailable) return Wait::kUnavailable;
-    switch (shared_.leaseHeld(key)) {
-      case SharedTier::Result::kUnavailable: return Wait::kUnavailable;
-      case SharedTier::Result::kMiss: return Wait::kLapsed;
-      case SharedTier::Result::kHit: break;
-    }
+    // Before looking at the lease: a lease that keeps changing hands must not outlast the client.
     auto now = std::chrono::steady_clock::now();
     if (abandoned()) {
       outcome = {grpc::Status(grpc::StatusCode::CANCELLED,
@@ -155,6 +151,11 @@ ClusterFlights::Wait ClusterFlights::waitForHolder(const std::string &key, const
                               "--compile-timeout; still not done"),
                  {}};
       return Wait::kAbandoned;
+    }
+    switch (shared_.leaseHeld(key)) {
+      case SharedTier::Result::kUnavailable: return Wait::kUnavailable;
+      case SharedTier::Result::kMiss: return Wait::kLapsed;
+      case SharedTier::Result::kHit: break;
     }
     auto until = std::min(now + kPoll, deadline);
     if (done) {
