@@ -122,9 +122,10 @@ class Cluster:
         fields = [f.name for f in msjit_pb2.StatsReply.DESCRIPTOR.fields if f.type == f.TYPE_UINT64]
         return {f: sum(getattr(s, f) for s in stats) for f in fields}
 
-    def workers_of(self, daemon):
-        """pids of the daemon's worker processes (its children)."""
-        return [pid for pid, _, ppid, _ in processes() if ppid == daemon.proc.pid]
+    def workers_of(self, daemon, mode=None):
+        """pids of the daemon's worker processes (its children), or of those in ``mode`` (compile)."""
+        return [pid for pid, _, ppid, argv in processes()
+                if ppid == daemon.proc.pid and (mode is None or f"--mode\0{mode}" in "\0".join(argv))]
 
     def kill(self, daemon):
         """SIGKILL the daemon and its workers (a host that died); it stays out of ``daemons``."""

@@ -2,7 +2,7 @@
 workers); another daemon takes the lapsed lease over and compiles, every client (those of the dead
 daemon fail over through their MSJITD_ADDRESS list) gets the right answer, none hangs.
 
-Deterministic: the holder's workers are stopped (SIGSTOP) as soon as its lease shows in Redis,
+Deterministic: the holder's compile worker is stopped (SIGSTOP) once its lease shows in Redis,
 so the compile cannot finish before the kill while the holder itself keeps renewing the lease."""
 import os
 import signal
@@ -16,17 +16,15 @@ FINISH_TIMEOUT_S = 90.0   # from the kill: lease lapse + one compile + failovers
 
 
 def test_killing_the_lease_holder_mid_compile_another_daemon_completes_it(make_cluster, make_clients):
-    cluster = make_cluster(lease_s=LEASE_S)
+    cluster = make_cluster(lease_s=LEASE_S, extra=["--jobs", "1"])   # (one compile worker: the one to freeze)
     holder = cluster.daemons[0]
     first = make_clients()
     first.launch(cluster, 1, indices=[job_graphs.SLOW])   # daemon 0 first: it takes the lease
     first.wait_ready()
     first.release()
     wait_until(cluster.lease_keys, 60, "daemon 0's lease in Redis")
-    workers = cluster.workers_of(holder)
-    assert workers, "the lease holder has no worker process"
-    for pid in workers:   # freeze the compile; daemon 0 still renews its lease
-        os.kill(pid, signal.SIGSTOP)
+    workers = wait_until(lambda: cluster.workers_of(holder, "compile"), 30, "the lease holder's compile worker")
+    os.kill(workers[0], signal.SIGSTOP)   # freeze the compile; daemon 0 still renews its lease
     try:
         s = cluster.stats()[0]
         assert s.compiles == 0 and s.queued >= 1, describe([s])
@@ -38,7 +36,7 @@ def test_killing_the_lease_holder_mid_compile_another_daemon_completes_it(make_c
         # (Stats count a join or a wait when it ends, so the requests are what can be seen now.)
         wait_until(lambda: [s.compile_requests for s in cluster.stats()] == [3, 2, 1], 60,
                    "every client's request at its daemon", state=lambda: describe(cluster.stats()))
-        assert len(cluster.lease_keys()) == 1
+        assert len(cluster.lease_keys()) == 1 and cluster.stats()[0].compiles == 0   # still mid-compile
     finally:
         cluster.kill(holder)   # (also on failure: a stopped worker would not stop on SIGTERM)
     killed = time.monotonic()
@@ -50,4 +48,6 @@ def test_killing_the_lease_holder_mid_compile_another_daemon_completes_it(make_c
     total = cluster.totals(stats)
     assert total["shared_takeovers"] >= 1 and total["compiles"] == 1, describe(stats)
     assert total["compile_errors"] == 0, describe(stats)
+    # The survivors served their own 3 clients and the 3 that failed over from daemon 0.
+    assert total["compile_requests"] == 6, describe(stats)
     wait_until(lambda: not cluster.lease_keys(), 10, "the survivor's lease released")
