@@ -178,8 +178,9 @@ class Clients:
         os.makedirs(home)
         env = dict(os.environ, MSJITD_ADDRESS=address, MSJIT_HOME=home, PYTHONPATH=os.path.join(ROOT, "client_py"))
         with open(os.path.join(home, "log"), "wb") as out:
+            # A session of its own: close() kills the client's whole group (a C++ client's msjit-run too).
             proc = subprocess.Popen(argv(n, home) if callable(argv) else argv, stdin=self._read, stdout=out,
-                                    stderr=subprocess.STDOUT, env=env, cwd=home)
+                                    stderr=subprocess.STDOUT, env=env, cwd=home, start_new_session=True)
         self.procs.append(Client(n, kind, daemon, proc, home, indices))
         return self.procs[-1]
 
@@ -273,7 +274,7 @@ class Clients:
             self._read = None
         for c in self.procs:
             if c.proc.poll() is None:
-                c.proc.kill()
+                os.killpg(c.proc.pid, signal.SIGKILL)
             c.proc.wait()
 
     def __enter__(self):
