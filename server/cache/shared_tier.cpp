@@ -16,6 +16,16 @@ namespace msjit::server {
 namespace {
 
 constexpr size_t kMacBytes = 32;
+constexpr size_t kMaxEntryBytes = 4 << 20;  // an ac: or err: value; real ones are a few KiB
+
+// GET, but only a value whose length is in [ARGV[1], ARGV[2]]: anyone who can write to Redis could
+// otherwise make every daemon read a huge value before its MAC or digest is checked. A value of
+// another length comes back as that length (an integer), a missing key as nil.
+constexpr const char *kBoundedGetScript =
+    "local n = redis.call('strlen', KEYS[1]) "
+    "if n == 0 then return false end "
+    "if n < tonumber(ARGV[1]) or n > tonumber(ARGV[2]) then return n end "
+    "return redis.call('get', KEYS[1])";
 
 // Renew only our own lease, release only our own lease: the token says whose it is.
 constexpr const char *kRenewScript =
@@ -116,6 +126,10 @@ std::optional<std::string> SharedTier::verify(const std::string &what, const std
   return payload;
 }
 
+std::optional<RedisReply> SharedTier::boundedGet(const std::string &name, uint64_t min_bytes, uint64_t max_bytes) {
+  return call({"EVAL", kBoundedGetScript, "1", prefix_ + name, std::to_string(min_bytes), std::to_string(max_bytes)});
+}
+
 void SharedTier::reject(const std::string &key, const std::string &why, const std::vector<std::string> &redis_keys) {
   ++counters_.rejected;
   spdlog::error("shared cache: refused the entry for {}: {}; deleted it from Redis", key.substr(0, 12), why);
@@ -127,13 +141,17 @@ void SharedTier::reject(const std::string &key, const std::string &why, const st
 SharedTier::Result SharedTier::fetch(const std::string &key, rpc::CompileReply &entry, std::string &artifact,
                                      bool count_miss) {
   const std::string ac = "ac:" + key;
-  auto r = call({"GET", prefix_ + ac});
+  auto r = boundedGet(ac, kMacBytes, kMaxEntryBytes);
   if (!isOk(r)) return Result::kUnavailable;
   auto miss = [&] {
     if (count_miss) ++counters_.misses;
     return Result::kMiss;
   };
   if (r->kind == RedisReply::kNil) return miss();
+  if (r->kind == RedisReply::kInteger) {
+    reject(key, "its entry is " + std::to_string(r->integer) + " bytes long", {ac});
+    return miss();
+  }
   auto payload = verify(ac, r->str);
   if (!payload) {
     reject(key, "its signature does not verify (another signing key, or tampered)", {ac});
@@ -144,10 +162,10 @@ SharedTier::Result SharedTier::fetch(const std::string &key, rpc::CompileReply &
     return miss();
   }
   const std::string cas = "cas:" + entry.artifact_digest();
-  auto a = call({"GET", prefix_ + cas});
+  auto a = boundedGet(cas, entry.artifact_size(), entry.artifact_size());
   if (!isOk(a)) return Result::kUnavailable;
   if (a->kind == RedisReply::kNil) return miss();  // evicted: recompiled and stored again
-  if (a->str.size() != entry.artifact_size() || sha256Hex(a->str) != entry.artifact_digest()) {
+  if (a->kind == RedisReply::kInteger || sha256Hex(a->str) != entry.artifact_digest()) {
     reject(key, "the artifact's bytes do not match its digest " + entry.artifact_digest().substr(0, 12), {ac, cas});
     return miss();
   }
@@ -182,10 +200,10 @@ bool SharedTier::storeError(const std::string &key, int code, const std::string 
 }
 
 SharedTier::Result SharedTier::fetchError(const std::string &key, int &code, std::string &message) {
-  auto r = call({"GET", prefix_ + "err:" + key});
+  auto r = boundedGet("err:" + key, kMacBytes, kMaxEntryBytes);
   if (!isOk(r)) return Result::kUnavailable;
   if (r->kind == RedisReply::kNil) return Result::kMiss;
-  auto payload = verify("err:" + key, r->str);
+  auto payload = r->kind == RedisReply::kString ? verify("err:" + key, r->str) : std::nullopt;
   size_t newline = payload ? payload->find('\n') : std::string::npos;
   if (newline == std::string::npos) {
     reject(key, "its compile error's signature does not verify", {"err:" + key});

@@ -93,6 +93,9 @@ class SharedTier {
 
  private:
   std::optional<RedisReply> call(const std::vector<std::string> &args);
+  // The value of prefix+`name` if its length is in [min_bytes, max_bytes]; its length (an integer
+  // reply) if not; nil if there is none.
+  std::optional<RedisReply> boundedGet(const std::string &name, uint64_t min_bytes, uint64_t max_bytes);
   std::string sign(const std::string &what, const std::string &payload) const;
   // The payload of `signed_value` if its MAC over (what, payload) is right.
   std::optional<std::string> verify(const std::string &what, const std::string &signed_value) const;

@@ -178,6 +178,16 @@ TEST_CASE("shared tier: a tampered entry, another signing key or a tampered arti
     CHECK(t->counters().rejected == 1);
     CHECK(redis.raw({"EXISTS", ac, cas}).integer == 0);
   }
+  SECTION("an artifact or an entry replaced by a huge value is refused unread") {
+    REQUIRE(t->store(key, entryFor(key, artifact), artifact));
+    redis.raw({"SET", cas, std::string(8 << 20, 'x')});
+    CHECK(t->fetch(key, got, bytes) == SharedTier::Result::kMiss);
+    CHECK(t->counters().rejected == 1);
+    redis.raw({"SET", ac, std::string(8 << 20, 'x')});
+    CHECK(t->fetch(key, got, bytes) == SharedTier::Result::kMiss);
+    CHECK(t->counters().rejected == 2);
+    CHECK(redis.raw({"EXISTS", ac}).integer == 0);
+  }
   SECTION("an evicted artifact is a plain miss") {
     REQUIRE(t->store(key, entryFor(key, artifact), artifact));
     redis.raw({"DEL", cas});
