@@ -23,7 +23,7 @@ import job_graphs  # noqa: E402
 from redis_server import start_redis  # noqa: E402
 from support import processes  # noqa: E402
 
-from msjit.proto import msjit_pb2  # noqa: E402
+from msjit.proto import msjit_pb2, msjit_pb2_grpc  # noqa: E402
 
 PYTHON = "/usr/bin/python3"   # Debian's: the one with numpy, grpc and protobuf
 JOB_CLIENT = os.path.join(HERE, "job_client.py")
@@ -61,7 +61,7 @@ class Cluster:
 
     def __init__(self, workdir, size=3, lease_s=None, shared=True, extra=()):
         self.workdir = str(workdir)
-        self.size, self.shared, self.generation = size, shared, 0
+        self.size, self.generation = size, 0
         self.flags = list(extra) + (["--lease-s", str(lease_s)] if lease_s else [])
         self.redis = None
         self.daemons = []
@@ -114,7 +114,12 @@ class Cluster:
         return ",".join(ring if failover else ring[:1])
 
     def stats(self, timeout=10.0):
-        return [d.stub().Stats(msjit_pb2.StatsRequest(), timeout=timeout) for d in self.daemons]
+        """Each daemon's StatsReply (a channel per call, closed: tests poll this)."""
+        replies = []
+        for d in self.daemons:
+            with d.credentials.channel(d.address) as channel:
+                replies.append(msjit_pb2_grpc.MsjitStub(channel).Stats(msjit_pb2.StatsRequest(), timeout=timeout))
+        return replies
 
     def totals(self, stats=None):
         """Every counter of Stats summed over the daemons: {field: sum}."""

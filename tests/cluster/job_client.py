@@ -40,8 +40,9 @@ def main(seed, indices):
     try:
         for i in order:
             job_graphs.assert_equal_outputs(job_graphs.run_jitted(i), expected[i], job_graphs.name(i))
-    except Exception:   # reported to the test, which names the client and its daemon
+    except Exception:   # reported to the test (the end of this log), which names the client and its daemon
         result.update(ok=False, error=traceback.format_exc(limit=4))
+        sys.stderr.write(result["error"])
     result["seconds"] = time.monotonic() - start
     with open("result.json", "w") as f:
         json.dump(result, f)

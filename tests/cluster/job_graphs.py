@@ -157,7 +157,8 @@ def eager(index):
 
 
 def jitted(index):
-    return mindspore.jit(ALL[index][0], jit_level=JIT_LEVEL)
+    # fullgraph: a daemon that cannot be reached is an error, never a silent eager run.
+    return mindspore.jit(ALL[index][0], jit_level=JIT_LEVEL, fullgraph=True)
 
 
 def run_jitted(index, function=None):
