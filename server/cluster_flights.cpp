@@ -119,7 +119,17 @@ CompileOutcome ClusterFlights::run(const std::string &key, const std::function<b
     }
   }
   spdlog::debug("shared cache unavailable: compiling {} without it", key.substr(0, 12));
-  return compile(abandoned);
+  CompileOutcome outcome = compile(abandoned);
+  share(key, outcome);  // in case Redis is back (fails at once while it is not)
+  return outcome;
+}
+
+void ClusterFlights::share(const std::string &key, const CompileOutcome &outcome) {
+  if (outcome.status.ok()) {
+    if (auto artifact = cache_.artifactBytes(outcome.reply)) shared_.store(key, outcome.reply, *artifact);
+  } else if (shareable(outcome.status)) {
+    shared_.storeError(key, static_cast<int>(outcome.status.error_code()), outcome.status.error_message());
+  }
 }
 
 ClusterFlights::Wait ClusterFlights::waitForHolder(const std::string &key, const std::function<bool()> &abandoned,
@@ -174,11 +184,7 @@ CompileOutcome ClusterFlights::compileHolding(const std::string &key, const std:
   {
     LeaseKeeper keeper(shared_, key, token);
     outcome = compile(abandoned);
-    if (outcome.status.ok()) {
-      if (auto artifact = cache_.artifactBytes(outcome.reply)) shared_.store(key, outcome.reply, *artifact);
-    } else if (shareable(outcome.status)) {
-      shared_.storeError(key, static_cast<int>(outcome.status.error_code()), outcome.status.error_message());
-    }
+    share(key, outcome);
   }
   // Released after the result is stored: a waiter that sees no lease and no result takes over.
   shared_.releaseLease(key, token);

@@ -47,6 +47,8 @@ class ClusterFlights {
   std::optional<CompileOutcome> settled(const std::string &key, rpc::CacheTier tier, bool count_miss, bool &unavailable);
   Wait waitForHolder(const std::string &key, const std::function<bool()> &abandoned,
                      std::chrono::steady_clock::time_point deadline, CompileOutcome &outcome);
+  // Stores a compile's artifact, or its error if another daemon would fail the same way.
+  void share(const std::string &key, const CompileOutcome &outcome);
   CompileOutcome compileHolding(const std::string &key, const std::string &token, const std::function<bool()> &abandoned,
                                 const Compile &compile);
 
