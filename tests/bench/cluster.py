@@ -9,6 +9,7 @@ tier of the reply. Three runs:
   shared tier on       redis-server + 3 msjitd sharing it, empty caches: one compile per graph
   shared tier on, restarted   every daemon restarted with an empty cache dir: served from Redis
   shared tier off      3 msjitd on their own: each compiles every graph
+and, for comparison, the same answers to one worker by itself (no queueing).
 usage: tests/bench/cluster.py [--workers 1000] [--processes 20] [--daemons 3] [--seed N]
 """
 import argparse
@@ -33,6 +34,37 @@ CALL_TIMEOUT_S = 300.0
 RUN_TIMEOUT_S = 600.0
 
 
+def load_requests(graphs):
+    from msjit.proto import msjit_pb2
+
+    requests = []
+    for name in sorted(os.listdir(graphs)):
+        if name.endswith(".request.pb"):
+            with open(os.path.join(graphs, name), "rb") as f:
+                requests.append(msjit_pb2.CompileRequest.FromString(f.read()))
+    return requests
+
+
+def alone(daemon, requests, rounds=2):
+    """One worker by itself, after a job: each graph's local entry is dropped (RemoveCacheEntry),
+    then asked for (a shared-tier hit, or without the shared tier a compile) and asked again (a
+    local hit). The figures without 1,000 workers queueing. Returns [(tier, ms)]."""
+    from msjit.proto import msjit_pb2, msjit_pb2_grpc
+
+    samples = []
+    with daemon.credentials.channel(daemon.address) as channel:
+        stub = msjit_pb2_grpc.MsjitStub(channel)
+        keys = [stub.Compile(r, timeout=CALL_TIMEOUT_S).key for r in requests]
+        for _ in range(rounds):
+            for key, request in zip(keys, requests):
+                stub.RemoveCacheEntry(msjit_pb2.RemoveCacheEntryRequest(key=key), timeout=30)
+                for _ in range(2):
+                    t0 = time.perf_counter()
+                    reply = stub.Compile(request, timeout=CALL_TIMEOUT_S)
+                    samples.append((msjit_pb2.CacheTier.Name(reply.hit), (time.perf_counter() - t0) * 1e3))
+    return samples
+
+
 def worker_process(addresses, graphs, first_worker, threads, seed):
     """One process of workers (hidden `--worker` mode): writes samples.json ([tier, ms] per call,
     errors) in its cwd."""
@@ -40,11 +72,7 @@ def worker_process(addresses, graphs, first_worker, threads, seed):
     from job_client import wait_for_barrier
     from msjit.proto import msjit_pb2, msjit_pb2_grpc
 
-    requests = []
-    for name in sorted(os.listdir(graphs)):
-        if name.endswith(".request.pb"):
-            with open(os.path.join(graphs, name), "rb") as f:
-                requests.append(msjit_pb2.CompileRequest.FromString(f.read()))
+    requests = load_requests(graphs)
     channels = [grpc.insecure_channel(a) for a in addresses]
     for channel in channels:   # connecting is not a call's latency
         grpc.channel_ready_future(channel).result(timeout=60)
@@ -113,21 +141,25 @@ def run_job(cluster, workdir, graphs, args):
 
 
 def report(title, samples, errors, wall, stats):
-    import numpy as np
-
     compiles = sum(s.compiles for s in stats)
     print(f"{title}: {len(samples)} requests, {compiles} compiles, {len(errors)} errors, {wall:.1f} s")
+    table(samples, ROWS)
+    if errors:
+        print(f"  first error: {errors[0]}")
+    return compiles
+
+
+def table(samples, rows):
+    import numpy as np
+
     print(f"  {'answer':<28}{'count':>7}{'p50 ms':>10}{'p99 ms':>10}")
-    for row in ROWS:
+    for row in rows:
         ms = [t for tier, t in samples if CLASSES.get(tier) == row]
         if ms:
             p50, p99 = np.percentile(ms, [50, 99])
             print(f"  {row:<28}{len(ms):>7}{p50:>10.2f}{p99:>10.2f}")
         else:
             print(f"  {row:<28}{0:>7}{'-':>10}{'-':>10}")
-    if errors:
-        print(f"  first error: {errors[0]}")
-    return compiles
 
 
 def main():
@@ -152,7 +184,7 @@ def main():
         job_graphs.export(graphs)
         print(f"cluster bench: {args.workers} workers ({args.processes} processes), {args.daemons} daemons, "
               f"{job_graphs.COUNT} graphs per worker, seed {args.seed}")
-        compiles = {}
+        compiles, by_itself = {}, []
         for shared in (True, False):
             run = os.path.join(workdir, "shared-on" if shared else "shared-off")
             os.makedirs(run)
@@ -163,7 +195,10 @@ def main():
                         cluster.restart_empty()
                     samples, errors, wall = run_job(cluster, os.path.join(run, f"job{n}"), graphs, args)
                     compiles[title] = report(title, samples, errors, wall, cluster.stats())
+                by_itself += alone(cluster.daemons[0], load_requests(graphs))
         print("total compiles: " + ", ".join(f"{t} {c}" for t, c in compiles.items()))
+        print("one worker alone (after the jobs; shared-tier hits with it on, compiles with it off):")
+        table(by_itself, ROWS[:3])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
