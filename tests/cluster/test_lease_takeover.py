@@ -33,9 +33,11 @@ def test_killing_the_lease_holder_mid_compile_another_daemon_completes_it(make_c
         others.launch(cluster, 5, indices=[job_graphs.SLOW], cpp_every=2)
         others.wait_ready()
         others.release()
-        # (Stats count a join or a wait when it ends, so the requests are what can be seen now.)
-        wait_until(lambda: [s.compile_requests for s in cluster.stats()] == [3, 2, 1], 60,
-                   "every client's request at its daemon", state=lambda: describe(cluster.stats()))
+        # Every request arrived (Stats count a join or a wait when it ends, so requests are what can be
+        # seen now). Mostly 3, 2, 1 per daemon; a client whose health check of its first daemon was
+        # slow may have gone to the next one.
+        wait_until(lambda: cluster.totals()["compile_requests"] == 6, 60, "every client's request at a daemon",
+                   state=lambda: describe(cluster.stats()))
         assert len(cluster.lease_keys()) == 1 and cluster.stats()[0].compiles == 0   # still mid-compile
     finally:
         cluster.kill(holder)   # (also on failure: a stopped worker would not stop on SIGTERM)
@@ -48,6 +50,6 @@ def test_killing_the_lease_holder_mid_compile_another_daemon_completes_it(make_c
     total = cluster.totals(stats)
     assert total["shared_takeovers"] >= 1 and total["compiles"] == 1, describe(stats)
     assert total["compile_errors"] == 0, describe(stats)
-    # The survivors served their own 3 clients and the 3 that failed over from daemon 0.
+    # The survivors served their own clients and those that failed over from daemon 0.
     assert total["compile_requests"] == 6, describe(stats)
     wait_until(lambda: not cluster.lease_keys(), 10, "the survivor's lease released")
