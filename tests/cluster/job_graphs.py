@@ -161,8 +161,8 @@ def jitted(index):
     return mindspore.jit(ALL[index][0], jit_level=JIT_LEVEL, fullgraph=True)
 
 
-def run_jitted(index, function=None):
-    return outputs((function or jitted(index))(*[Tensor(a) for a in inputs(index)]))
+def run_jitted(index):
+    return outputs(jitted(index)(*[Tensor(a) for a in inputs(index)]))
 
 
 def assert_equal_outputs(got, want, where):
