@@ -40,7 +40,11 @@ std::string sslError() {
   if (code == 0) return "Redis closed the connection (does it require a client certificate?)";
   char text[256];
   ERR_error_string_n(code, text, sizeof(text));
-  return text;
+  std::string reason = text;
+  // TLS 1.3 servers say so with an alert instead of hanging up.
+  if (reason.find("certificate required") != std::string::npos)
+    reason += " (Redis requires a client certificate: --shared-cache-tls-cert/--shared-cache-tls-key)";
+  return reason;
 }
 
 // A non-blocking TCP socket connected to one of host's addresses, or -1.

@@ -12,7 +12,7 @@ import time
 import grpc
 import pytest
 
-from conftest import wait_healthy
+from daemon_process import wait_healthy
 from mindir_models import mul_add, request
 from msjit.proto import msjit_pb2
 from msjit.rpc import Credentials

@@ -12,7 +12,7 @@ import grpc
 import numpy as np
 import pytest
 
-from conftest import Daemon
+from daemon_process import Daemon
 from mindir_models import F32, chain, model, mul_add, request
 from msjit.proto import mindir_pb2, msjit_pb2
 from redis_server import make_tls_files, start_redis
