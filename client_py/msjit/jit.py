@@ -46,6 +46,7 @@ from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning, UnsupportedSyntaxError
 from .core import TAPES, current_builder
+from .parameter import Parameter
 from .tensor import Tensor
 
 logger = logging.getLogger(__name__)
@@ -303,8 +304,14 @@ class JitFunction:
         """Capture for these arguments without compiling: a Captured (``.graph.as_text()``)."""
         return self._capture(*self._normalize(args, kwargs))
 
+    @property
+    def _bytecode(self):
+        """Whether calls are captured by interpreting bytecode: not for an object that says how it
+        is captured (a gradient, whose Grad node captures its function's source)."""
+        return self.config.capture_mode == "bytecode" and not hasattr(self.fn, "_msjit_capture")
+
     def _capture(self, args, kwargs):
-        if self.config.capture_mode == "bytecode":   # (interprets the call: Python side effects run)
+        if self._bytecode:   # (interprets the call: Python side effects run)
             out = self._interpret(args, kwargs, want_captured=True)
             if not isinstance(out, Captured):
                 first = (self._last_session.breaks or self._last_session.side_effects)[0]
@@ -315,7 +322,7 @@ class JitFunction:
 
     def _compile(self, args, kwargs):
         """Capture, compile and load one specialization; None means: run eagerly from now on."""
-        if self.config.capture_mode == "bytecode":
+        if self._bytecode:
             return self._compile_bytecode(args, kwargs)
         try:
             captured = self._capture(args, kwargs)
@@ -487,7 +494,7 @@ def _tensors_nested(args, kwargs):
 
 def _holds_tensor(v):
     if isinstance(v, Tensor):
-        return True
+        return not isinstance(v, Parameter)   # (a Parameter is bound by reference: a constant of the guard)
     if isinstance(v, (tuple, list)):
         return any(_holds_tensor(x) for x in v)
     return isinstance(v, dict) and any(_holds_tensor(x) for x in v.values())
@@ -496,7 +503,7 @@ def _holds_tensor(v):
 def _structure(v, tensors):
     """``v`` (arguments through tuples, lists and dicts) with each Tensor replaced by its position
     in ``tensors``: hashable, so it keys the flattened function (constants by value)."""
-    if isinstance(v, Tensor):
+    if isinstance(v, Tensor) and not isinstance(v, Parameter):
         tensors.append(v)
         return ("tensor", len(tensors) - 1)
     if type(v) in (tuple, list):
@@ -523,7 +530,8 @@ _rebuild._msjit_records = True   # capture calls it directly: it only moves tens
 
 
 def _guard_key(args, kwargs):
-    key = tuple((a._array.dtype, a.shape) if isinstance(a, Tensor) else _constant_key(a) for a in args)
+    key = tuple((a._array.dtype, a.shape) if isinstance(a, Tensor) and not isinstance(a, Parameter)
+                else _constant_key(a) for a in args)
     return key + tuple((k, _constant_key(v)) for k, v in kwargs.items()) if kwargs else key
 
 
@@ -531,6 +539,8 @@ def _constant_key(v):
     guard = getattr(v, "_msjit_guard", None)   # objects whose captured state can change (Cells)
     if guard is not None:
         return (type(v), v, guard())
+    if isinstance(v, Parameter):   # a graph parameter: by identity (the entry holds it), then its type
+        return (Parameter, v, v._array.dtype, v.shape)
     if isinstance(v, np.ndarray):
         raise TypeError("jit: numpy arrays are not taken as arguments; pass a Tensor (mindspore.Tensor(array))")
     if isinstance(v, (tuple, list)):

@@ -934,8 +934,7 @@ CORPUS = [
     Case(attribute_write, ONE, SAME, error="attribute_write", trace=False, what="assignment to an attribute",
          bytecode_what="assignment to attribute 'calls' \\(a side effect\\)"),
     Case(return_in_one_branch, ONE, SAME, trace_error="one_return"),   # (issue 12: a 'returned' flag under ast)
-    Case(break_in_tensor_branch, ONE, SAME, error="tensor_break", trace_error="tensor_break",
-         what="a condition on a tensor value with 'break' in a branch"),
+    Case(break_in_tensor_branch, ONE, SAME, trace_error="tensor_break"),   # (issue 12: a 'break' flag under ast)
     Case(mismatched_branches, ONE, SAME, error="mismatch", trace_error="mismatch",
          what="a condition on a tensor value where variable 'y' is a float32\\[3\\] tensor"),
     Case(list_append_in_branch, ONE, SAME, error="append_branch", trace_error="append_if",

@@ -146,8 +146,7 @@ def test_ambiguous_condition_is_a_value_error_like_eager():
         jit(ambiguous_condition, fullgraph=True)(Tensor(POS))
 
 
-@pytest.mark.parametrize("fn", [corpus.break_in_tensor_branch, corpus.list_append_in_branch,
-                                corpus.mismatched_branches])
+@pytest.mark.parametrize("fn", [corpus.list_append_in_branch, corpus.mismatched_branches])
 def test_lax_splits_the_graph_at_the_tensor_condition(fn):
     jitted = jit(fn)   # fullgraph=False
     with warnings.catch_warnings(record=True) as caught:

@@ -364,10 +364,6 @@ def uses_lambda(x):
     return f(x)
 
 
-def uses_chained_compare(x):
-    return 0 < x < 1  # <compare>
-
-
 def uses_try(x):
     try:  # <try>
         return x
@@ -404,7 +400,6 @@ UNSUPPORTED = [
     (uses_print, "print", "call to print"), (uses_numpy_on_tensor, "np-sum", "call to numpy.sum with a tensor"),
     (uses_tensor_condition, "tensor-if", "a condition on a tensor value"),
     (uses_comprehension, "listcomp", "list comprehension"), (uses_lambda, "lambda", "lambda"),
-    (uses_chained_compare, "compare", "a chained comparison of tensors"),
     (uses_try, "try", "'try' statement"),
     (uses_with, "with", "'with' statement"), (uses_attr_store, "attr-store", "assignment to an attribute"),
     (uses_asnumpy, "asnumpy", "conversion to a numpy array of a tensor under capture"),

@@ -11,6 +11,11 @@ Control flow (see control.py for the rules):
 - ``for`` and ``while`` loops over Python values run at capture, so they are unrolled: the loop
   variable is a Python constant or a tensor each iteration (a ``for`` over a tensor walks its first
   axis); ``break``, ``continue`` and ``else`` behave as in Python. At most ``MAX_UNROLL`` iterations.
+  A ``break``/``continue`` under a tensor condition there is a flag guarding the rest of the body
+  and the later iterations; a ``while`` whose Python condition has not ended it when a tensor
+  ``break`` may have (``while True:``) becomes a While node from that iteration on.
+- Chained comparisons with tensors (``a < x.sum() < b``) are the 'and' of their comparisons.
+- Calls are inlined: a recursion that only a tensor value ends is refused at its call.
 - A ``while`` whose condition is a tensor, or a ``for`` over ``range`` with a tensor bound, is one
   While node (control.graph_while); ``break``/``continue`` under tensor conditions inside it are
   carried flags that guard the rest of the body.
@@ -99,6 +104,7 @@ def interpret(builder, fn, args, kwargs):
     """Interpret ``fn(*args, **kwargs)`` into ``builder``'s graph (arguments already bound);
     ``fn`` may be a function, a Cell or a Cell's bound ``construct``. Returns its result."""
     interpreter = _Interpreter(builder)
+    fn = getattr(fn, "_msjit_source_fn", fn)   # a jitted function or bound method (grad(jit(f))): its Python
     if getattr(fn, "_msjit_inline", None) is not None:          # a Cell
         return builder.run(interpreter.call_cell, fn, args, kwargs)
     cell = getattr(fn, "__self__", None)
@@ -167,7 +173,8 @@ class _Interpreter:
         self.builder = builder
         self.frame = None
         self.branches = Branches(self)   # capturing a branch of a condition on a tensor
-        self.loops = []                  # enclosing loops: a GraphLoop (a While node) or None (unrolled)
+        self.loops = []                  # enclosing loops' flags (GraphLoop): a While node's, or an unrolled loop's
+        self.calls = []                  # where each user call being inlined was made, outermost first
         builder.call_cell = self.call_cell   # Cells called from library code come back here
 
     def call_cell(self, cell, args, kwargs):
@@ -182,6 +189,7 @@ class _Interpreter:
     # -- functions ------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
         """Interpret ``fn(*args, **kwargs)`` (inlining it into the graph being built)."""
+        fn = getattr(fn, "_msjit_source_fn", fn)   # (a jitted function: its Python, maybe a bound method)
         if inspect.ismethod(fn):
             fn, args = fn.__func__, [fn.__self__, *args]
         fn = getattr(fn, "_msjit_source_fn", fn)
@@ -196,19 +204,35 @@ class _Interpreter:
         bound.apply_defaults()
         saved, self.frame = self.frame, _Frame(fn, file, dict(bound.arguments), local_names)
         saved_loops, self.loops = self.loops, []    # (a loop's break belongs to its own function)
+        self.calls.append(self.builder.location)
         try:
-            returned = self._block(fdef.body)
-            value = returned.value if isinstance(returned, _Return) else None
-            flag = self.frame.locals.get(RETURNED, False)
-            if flag is not False:   # a 'return' under a tensor condition: its value where the flag is set
-                retval = self.frame.locals[RETVAL]
-                if not isinstance(returned, _Return) and always_returns(fdef.body):
-                    return retval   # (the rest of the function returned under the flag's negation)
-                return merge_values(flag, retval, value, "the return value",
-                                    self._branch_error(self.frame.returned_at))
-            return value
+            return self._inline(fdef)
+        except RecursionError:
+            if len(self.calls) > 1:   # (reported by the outermost call, where the stack has room again)
+                self.overflow_at = self.overflow_at or self.calls[-1]
+                raise
+            file, line = self.overflow_at or (file, fdef.lineno)
+            raise UnsupportedSyntaxError(file, line, "a recursion deeper than Python's limit (calls are inlined "
+                                         "into the graph: a recursion that only a tensor value ends has no "
+                                         "bound)", linecache.getline(file, line)) from None
         finally:
+            self.calls.pop()
             self.frame, self.loops = saved, saved_loops
+
+    overflow_at = None   # (file, line) of the deepest call when the recursion limit was met
+
+    def _inline(self, fdef):
+        """The interpreted body of the function in ``self.frame``: its return value."""
+        returned = self._block(fdef.body)
+        value = returned.value if isinstance(returned, _Return) else None
+        flag = self.frame.locals.get(RETURNED, False)
+        if flag is not False:   # a 'return' under a tensor condition: its value where the flag is set
+            retval = self.frame.locals[RETVAL]
+            if not isinstance(returned, _Return) and always_returns(fdef.body):
+                return retval   # (the rest of the function returned under the flag's negation)
+            return merge_values(flag, retval, value, "the return value",
+                                self._branch_error(self.frame.returned_at))
+        return value
 
     def _block(self, stmts):
         for i, stmt in enumerate(stmts):
@@ -281,22 +305,48 @@ class _Interpreter:
             return self._range_loop(node, *bounds)
         iterable = self.builder.guards.read_iter(self._visit(node.iter))
         items = iter(rows(iterable) if type(iterable) is Tracer else iterable)
-        count, escaped = 0, False
-        self.loops.append(None)
+        count, escaped, done = 0, False, False
+        loop = self._unrolled_loop(node)
         try:
             for item in items:
                 count += 1
                 self._assign(node.target, item)
                 done, result, escaped = self._unrolled_iteration(node, count, escaped)
                 if done:
-                    return result
+                    break
         finally:
             self.loops.pop()
-        return self._guarded(node.orelse) if escaped else self._block(node.orelse)
+            broke = self._pop_flags(loop)
+        return result if done else self._unrolled_else(node, broke, escaped)
+
+    def _unrolled_loop(self, node):
+        """The flags of a loop unrolled in Python: a 'break' or 'continue' under a tensor condition
+        sets one, and the rest of the body and the later iterations run under its negation."""
+        loop = GraphLoop(f"{node.lineno}:{node.col_offset}", contains_break(node.body))
+        if loop.broke:
+            self.frame.locals[loop.broke] = False
+        self.loops.append(loop)
+        return loop
+
+    def _pop_flags(self, loop):
+        self.frame.locals.pop(loop.cont, None)
+        return self.frame.locals.pop(loop.broke, False) if loop.broke else False
+
+    def _unrolled_else(self, node, broke, escaped):
+        """A loop's 'else', when no Python 'break' ended it: only where no tensor 'break' did."""
+        if broke is False:
+            return self._guarded(node.orelse) if escaped else self._block(node.orelse)
+        returned = self.frame.locals.get(RETURNED, False)
+        if node.orelse:
+            guard = ast.If(test=ast.Constant(True), body=node.orelse, orelse=[], lineno=node.orelse[0].lineno,
+                           col_offset=node.orelse[0].col_offset)
+            self._tensor_if(guard, ops.logical_not(GraphLoop.any_set([broke, returned])))
+        return None if returned is False else ESCAPED
 
     def _unrolled_iteration(self, node, count, escaped):
         """One iteration of a loop unrolled in Python: (whether the loop statement is done, what it
         then returns, whether a break/continue/return under a tensor condition has escaped)."""
+        self.frame.locals[self.loops[-1].cont] = False
         signal = self._loop_body(node, count, escaped)
         if signal is BREAK:
             return True, (ESCAPED if escaped else None), escaped
@@ -307,8 +357,8 @@ class _Interpreter:
         return False, None, escaped
 
     def visit_While(self, node):
-        count, escaped = 0, False
-        self.loops.append(None)
+        count, escaped, done, ended = 0, False, False, False
+        loop = self._unrolled_loop(node)
         try:
             while True:
                 test = self.builder.guards.read_truth(self._visit(node.test))
@@ -318,14 +368,25 @@ class _Interpreter:
                                                 "need a loop in the graph; loop over a constant range instead)")
                     break
                 if not test:
-                    return self._guarded(node.orelse) if escaped else self._block(node.orelse)
+                    ended = True
+                    break
+                if escaped and loop.broke and control.GRAPH_LOOPS:
+                    break   # a tensor 'break' may end it: the remaining iterations are one While
                 count += 1
                 done, result, escaped = self._unrolled_iteration(node, count, escaped)
                 if done:
-                    return result
+                    break
         finally:
             self.loops.pop()
-        # The condition is a tensor (from the first iteration, or once Python values made it one).
+            broke = self._pop_flags(loop)
+        if done:
+            return result
+        if ended:
+            return self._unrolled_else(node, broke, escaped)
+        if loop.broke:
+            self.frame.locals[loop.broke] = broke   # (the While carries the same flag: see _graph_loop)
+        # The condition is a tensor (from the first iteration, or once Python values made it one),
+        # or a tensor 'break' (carried in the same flag) may end the loop.
         return self._graph_loop(node, assigned_names(node.body), lambda: self._visit(node.test), lambda: None)
 
     def _tensor_range(self, iter_node):
@@ -376,7 +437,7 @@ class _Interpreter:
         frame = self.frame
         loop = GraphLoop(f"{node.lineno}:{node.col_offset}", contains_break(node.body))
         if loop.broke:
-            frame.locals[loop.broke] = False
+            frame.locals.setdefault(loop.broke, False)   # (set already by unrolled iterations before it)
             names = names + [loop.broke]
         returns = contains_return(node.body)
         if returns:   # the function's 'returned' flag and value are carried (the value once its type is known)
@@ -386,8 +447,8 @@ class _Interpreter:
         def cond():
             value = test()
             stop = GraphLoop.any_set([frame.locals.get(f, False) for f in (loop.broke, RETURNED) if f])
-            if stop is not False and type(value) is Tracer:
-                value = ops.logical_and(predicate(value), ops.logical_not(stop))
+            if stop is not False and (type(value) is Tracer or value):
+                value = ops.logical_and(self._condition(value, node), ops.logical_not(stop))
             return value
 
         def body():
@@ -705,20 +766,27 @@ class _Interpreter:
         return fn(value)
 
     def visit_Compare(self, node):
+        """``a < b < c`` is ``(a < b) and (b < c)``, ``b`` evaluated once; a chain with tensor
+        comparisons is the logical 'and' of their predicates (as MindSpore's graph mode)."""
         left, result = self._visit(node.left), True
         for op, comparator in zip(node.ops, node.comparators):
             right = self._visit(comparator)
             if type(left) is Tracer or type(right) is Tracer:
-                if len(node.ops) > 1 and not isinstance(op, (ast.Is, ast.IsNot)):
-                    raise self._unsupported(node, "a chained comparison of tensors")
                 if not isinstance(op, _TENSOR_CMPOPS + (ast.Is, ast.IsNot)):
                     raise self._unsupported(node, "operator 'in' on a tensor")
                 if isinstance(op, (ast.Is, ast.IsNot)) and _python_scalar_and_number(left, right):
-                    return (left == right) if isinstance(op, ast.Is) else (left != right)
-                return _CMPOPS[type(op)](left, right)   # elementwise: a bool tensor
-            result = self.builder.guards.read_compare(type(op).__name__, left, right, _CMPOPS[type(op)](left, right))
-            if not result:
-                return result
+                    value = (left == right) if isinstance(op, ast.Is) else (left != right)
+                else:
+                    value = _CMPOPS[type(op)](left, right)   # elementwise: a bool tensor
+            else:
+                value = self.builder.guards.read_compare(type(op).__name__, left, right,
+                                                         _CMPOPS[type(op)](left, right))
+                if not value:
+                    return value
+            if result is True or type(value) is not Tracer and type(result) is not Tracer:
+                result = value
+            elif type(value) is Tracer:
+                result = ops.logical_and(self._condition(result, node), predicate(value))
             left = right
         return result
 

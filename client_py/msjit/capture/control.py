@@ -201,7 +201,8 @@ _MAX_WIDEN = 3                  # re-captures of a loop whose Python-number vari
 
 
 class GraphLoop:
-    """The hidden flag variables of one loop captured as a While node (names no user can write)."""
+    """The hidden flag variables of one loop, captured as a While node or unrolled in Python (names
+    no user can write)."""
 
     __slots__ = ("broke", "cont")
 

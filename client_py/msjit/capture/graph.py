@@ -188,10 +188,12 @@ class GraphBuilder:
             deactivate(self)
 
     def bind_args(self, args):
-        """Tensor arguments become graph inputs (Tracers named argN); the rest stay constants."""
+        """Tensor arguments become graph inputs (Tracers named argN); the rest stay constants.
+        A Parameter argument stays itself: a graph parameter on first use, read and assigned by
+        reference as MindSpore does (jit's guard holds it by identity)."""
         out = []
         for i, a in enumerate(args):
-            if isinstance(a, Tensor):
+            if isinstance(a, Tensor) and not isinstance(a, Parameter):
                 t = Tracer(self, f"arg{i}", ShapedArray.of(a._array))
                 self.inputs.append((t.name, t.aval, i))
                 a = t

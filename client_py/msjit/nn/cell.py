@@ -88,6 +88,10 @@ class Cell(CellState, metaclass=_CellMeta):
         if "_params" not in d:
             raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning "
                                  f"attribute {name!r}")
+        current = d["_params"].get(name)
+        if current is not None and isinstance(value, Tensor) and not isinstance(value, Parameter):
+            current.set_data(value)   # MindSpore: a Tensor assigned to a Parameter attribute is its new data
+            return
         d["_params"].pop(name, None)
         d["_cells"].pop(name, None)
         if name in d["_buffers"]:   # a buffer stays one while it is given Tensors (or None)
