@@ -9,7 +9,8 @@ effects in branches and loops (``ops.assign``, Parameter attribute writes on Cel
 objects, a Parameter passed as an argument), gradients through them, and untaken branches that
 would fault. ``notes`` says how test_cf_corpus.py runs a case:
 - ``state``: a factory of fresh state; the function is ``fn(state, *args)`` and ``ref`` is
-  ``ref(arrays, *args)`` over ``read(state)`` (the state's arrays, updated in place).
+  ``ref(arrays, *args)`` over ``read(state)`` (the state's arrays, updated in place);
+  ``rebinds``: under bytecode a write rebinds an attribute, so its readers recompile.
 - ``grad``: the function returns a scalar; its gradient wrt the first argument is checked against
   central differences of ``ref`` (jit(grad), grad(jit) and eager grad).
 - ``fault``: the untaken branch would fault; run in a subprocess.
@@ -749,6 +750,18 @@ def grad_break(x, m):
     return (acc * acc).sum()
 
 
+STEPS = Parameter(Tensor(np.zeros((), np.float32)), name="grad_steps")
+
+
+def grad_with_assign(x):
+    if x.sum() > 0:
+        ops.assign(STEPS, STEPS + 1.0)
+        y = x * x
+    else:
+        y = x * 3.0
+    return y.sum()
+
+
 # ---- an untaken branch that would fault ---------------------------------------------------------------
 
 def untaken_index(x, i):
@@ -787,8 +800,8 @@ def with_bound(shape, bounds=M):
     return [(f32(*shape, low=-1.0, high=3.0), m) for m in bounds]
 
 
-def stateful(fn, make, read, inputs):
-    return Case(fn, inputs, globals()[fn.__name__ + "_ref"], notes={"state": make, "read": read})
+def stateful(fn, make, read, inputs, **notes):
+    return Case(fn, inputs, globals()[fn.__name__ + "_ref"], notes={"state": make, "read": read, **notes})
 
 
 CF_CORPUS = [
@@ -849,7 +862,9 @@ CF_CORPUS = [
     stateful(cell_count_in_if, cell_state, read_cell, signs(3)[:3]),
     stateful(cell_count_in_while, cell_state, read_cell, [(pos(3),), (neg(3),), (pos(3) * 3.0,)]),
     stateful(cell_total_in_for, cell_state, read_cell, with_bound((3,))),
-    stateful(jit_class_write_in_if, jit_class_state, read_jit_class, signs(3)[:3]),
+    # (bytecode runs the write as Python, which rebinds the attribute to a new Tensor: a later
+    # piece reading it sees a changed guard and recompiles, as it must)
+    stateful(jit_class_write_in_if, jit_class_state, read_jit_class, signs(3)[:3], rebinds=True),
     stateful(jit_class_write_in_loop, jit_class_state, read_jit_class, [(pos(3),), (neg(3),), (pos(3) * 4.0,)]),
     Case(grad_if, GRAD3, SAME, notes={"grad": True}),
     Case(grad_while, GRAD3[:1] + [(pos(3) * 0.3,), (pos(3) * 6.0,)], SAME, notes={"grad": True}),
