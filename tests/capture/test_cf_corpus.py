@@ -18,6 +18,7 @@ import cf_corpus
 from cf_corpus import CF_CORPUS, Gate, gate_ref
 from corpus import SAME
 from msjit import Tensor, grad, jit
+from msjit.capture import control
 from msjit.errors import ConcreteValueNeeded, JitFallbackWarning, UnsupportedSyntaxError
 from support import assert_results_close, central_difference, marker_lines, plain_result
 from test_corpus import guard_key, numpy_args, tensors
@@ -166,8 +167,37 @@ for mode, level in t.MODES:
     assert jitted.stats.fallbacks == 0, jitted.stats
     if mode == "ast":
         assert jitted.stats.compiles == len({{t.guard_key(a) for a in case.inputs}}), jitted.stats
+t.check_untaken_branch_does_not_run(case)
 print("ok", case.name)
 """
+
+
+def _evaluate(fn, arrays):
+    """The ast graph of ``fn`` run by the graph evaluator (numpy kernels), every floating-point
+    error raised: an out-of-range index or an integer division by zero that runs faults."""
+    captured = jit(fn, fullgraph=True).lower(*tensors(arrays))
+    with np.errstate(all="raise"):
+        return control.evaluate(captured.graph, [arrays[i] for i in captured.tensor_args])
+
+
+def check_untaken_branch_does_not_run(case):
+    """msjitd's kernels clamp indices and divide integers through floats, so a compiled faulting
+    op would not fault: the proof is the evaluator's. With If nodes the untaken branch never runs;
+    with both branches merged by Select (control.GRAPH_IFS off) the same inputs fault."""
+    for arrays in case.inputs:
+        want = case.fn(*numpy_args(arrays))
+        np.testing.assert_array_equal(np.asarray(_evaluate(case.fn, arrays)[0]).reshape(np.shape(want)), want)
+    control.GRAPH_IFS = False
+    try:
+        faults = 0
+        for arrays in case.inputs:
+            try:
+                _evaluate(case.fn, arrays)
+            except (IndexError, FloatingPointError):
+                faults += 1
+        assert faults >= 1, "no input faults when both branches run: the case proves nothing"
+    finally:
+        control.GRAPH_IFS = True
 
 
 @pytest.mark.parametrize("case", [c for c in CF_CORPUS if kind(c) == "fault"], ids=lambda c: c.name)
