@@ -2,10 +2,12 @@
 daemon: every result equals eager msjit and the numpy reference, side effects leave the same
 state as eager and numpy, gradients match central differences, and compiles are one per guard key.
 
-ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph. bytecode, as
-MindSpore's PIJit, breaks the graph where Python needs a tensor's value (fullgraph=True would
-raise there, see test_bytecode_fullgraph_refuses_a_tensor_condition): it runs with graph breaks
-and its pieces compile once each (a last pass over the same inputs compiles nothing)."""
+ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph. bytecode breaks
+the graph where Python needs a tensor's value, so it runs with fullgraph=False: graph breaks, and
+pieces that compile once each (a last pass over the same inputs compiles nothing). Under
+fullgraph=True it raises there (test_bytecode_fullgraph_refuses_a_tensor_condition); MindSpore
+2.10's PIJit captures a tensor 'if' (and 'for' over a tensor range) in one graph there, and
+refuses a tensor 'while' ("Data-dependent conditional control flow is not supported")."""
 import os
 import subprocess
 import sys
@@ -224,6 +226,7 @@ def test_recursion_bounded_only_by_a_tensor_is_refused(level):
 
 
 def test_bytecode_fullgraph_refuses_a_tensor_condition():
+    """What bytecode does today (MindSpore 2.10 captures this 'if' into one graph: see the module doc)."""
     with pytest.raises((UnsupportedSyntaxError, ConcreteValueNeeded)):
         jit(cf_corpus.if_else, capture_mode="bytecode", fullgraph=True)(Tensor(cf_corpus.pos(3)))
 
