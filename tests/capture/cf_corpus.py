@@ -250,6 +250,23 @@ def while_true_break(x):
     return x
 
 
+def while_true_return(x):
+    while True:              # ends only by the tensor 'return': a While from the first iteration on
+        x = x + 1.0
+        if x.sum() > 5.0:
+            return x * 2.0
+
+
+def python_while_return(x):
+    j = 0
+    while j < 20:            # a Python condition: j is carried once a tensor 'return' may have run
+        x = x + 1.0
+        if x.sum() > 5.0:
+            return x * 2.0
+        j = j + 1
+    return x - j
+
+
 def for_break(x, m):
     acc = x
     for i in range(m):
@@ -830,6 +847,8 @@ CF_CORPUS = [
     Case(while_and_condition, [(pos(3),), (pos(3) * 6.0,), (neg(3) * 2.0,)], SAME),
     Case(while_else_form, [(f32(3, low=-1.0, high=1.0),), (f32(3, low=3.5, high=3.9),), (pos(3) * 10.0,)], SAME),
     Case(while_true_break, [(pos(3),), (pos(3) * 0.1,), (pos(3) * 10.0,)], SAME),
+    Case(while_true_return, [(pos(3),), (neg(3) * 3.0,), (pos(3) * 4.0,)], SAME),
+    Case(python_while_return, [(pos(3),), (neg(3) * 3.0,), (neg(3) * 20.0,)], SAME),
     Case(for_break, with_bound((3,)), SAME),
     Case(for_continue, with_bound((3,)) + [(neg(3), i32(4))], SAME),
     Case(break_and_continue, [(pos(3) * s, i32(n)) for s, n in ((1.0, 9), (8.0, 9), (0.1, 2), (1.0, 0))], SAME),

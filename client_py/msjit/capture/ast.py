@@ -13,7 +13,7 @@ Control flow (see control.py for the rules):
   axis); ``break``, ``continue`` and ``else`` behave as in Python. At most ``MAX_UNROLL`` iterations.
   A ``break``/``continue`` under a tensor condition there is a flag guarding the rest of the body
   and the later iterations; a ``while`` whose Python condition has not ended it when a tensor
-  ``break`` may have (``while True:``) becomes a While node from that iteration on.
+  ``break`` or ``return`` may have (``while True:``) becomes a While node from that iteration on.
 - Chained comparisons with tensors (``a < x.sum() < b``) are the 'and' of their comparisons.
 - Calls are inlined: a recursion that only a tensor value ends is refused at its call.
 - A ``while`` whose condition is a tensor, or a ``for`` over ``range`` with a tensor bound, is one
@@ -370,8 +370,8 @@ class _Interpreter:
                 if not test:
                     ended = True
                     break
-                if escaped and loop.broke and control.GRAPH_LOOPS:
-                    break   # a tensor 'break' may end it: the remaining iterations are one While
+                if escaped and control.GRAPH_LOOPS and (loop.broke or contains_return(node.body)):
+                    break   # a tensor 'break' or 'return' may end it: the remaining iterations are one While
                 count += 1
                 done, result, escaped = self._unrolled_iteration(node, count, escaped)
                 if done:
@@ -386,7 +386,7 @@ class _Interpreter:
         if loop.broke:
             self.frame.locals[loop.broke] = broke   # (the While carries the same flag: see _graph_loop)
         # The condition is a tensor (from the first iteration, or once Python values made it one),
-        # or a tensor 'break' (carried in the same flag) may end the loop.
+        # or a tensor 'break' (carried in the same flag) or 'return' may end the loop.
         return self._graph_loop(node, assigned_names(node.body), lambda: self._visit(node.test), lambda: None)
 
     def _tensor_range(self, iter_node):

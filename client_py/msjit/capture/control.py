@@ -250,6 +250,8 @@ def always_returns(stmts):
         return True
     if isinstance(last, ast.If):
         return always_returns(last.body) and always_returns(last.orelse)
+    if isinstance(last, ast.While):   # ``while True:`` without 'break' ends only by returning
+        return isinstance(last.test, ast.Constant) and bool(last.test.value) and not contains_break(last.body)
     return False
 
 
