@@ -809,6 +809,16 @@ def untaken_division_in_loop(a, d):
 
 # ---- the corpus ------------------------------------------------------------------------------------
 
+# Loops whose iterations depend on tensor values (while on a tensor, for over a tensor range, a
+# tensor break/continue/return in a loop): bytecode under fullgraph=True refuses them, as MindSpore
+# 2.10's PIJit refuses a tensor 'while' ("Data-dependent conditional control flow is not supported").
+TENSOR_LOOPS = {
+    "while_halve", "while_count", "while_two_carried", "while_with_if", "while_and_condition", "while_else_form",
+    "while_true_break", "while_true_return", "python_while_return", "for_break", "for_continue",
+    "break_and_continue", "unrolled_for_break", "return_in_while", "return_in_for", "nested_while",
+    "nested_for_ranges", "triangular", "for_in_while", "break_inner_only", "for_tensor_bound", "for_lo_hi",
+    "for_step", "for_bound_from_value", "for_if_in_body"}
+
 M = [i32(n) for n in (0, 1, 3, 6)]
 GRAD3 = [(pos(3),), (neg(3),), (f32(3),), (pos(3) * 4.0,)]
 

@@ -13,6 +13,8 @@ Each ``Case`` says:
 - ``bytecode_error``: where bytecode breaks the graph (and raises under fullgraph=True). By default
   the first place Python needs a tensor's value, as for trace, else the ast error; bytecode runs
   comprehensions, lambdas, try and f-strings itself, and iterates a tensor's rows by its shape.
+  Under fullgraph=True a tensor 'if' is one If node, so bytecode raises where ast does, except for
+  loops on tensor values (``bytecode_strict``: where it raises then).
 Markers are comments ``# <name>`` ending a line of this file (see ``line_of``).
 """
 import os
@@ -42,6 +44,7 @@ class Case:
     what: str = ""             # regex the ast error message must contain after file:line
     bytecode_error: object = "default"
     bytecode_what: str = ""    # regex for the bytecode error message
+    bytecode_strict: object = "default"   # where bytecode raises under fullgraph=True (default: as ast)
     compiles: int = None       # graphs compiled, when not one per distinct guard key
     notes: dict = field(default_factory=dict)
 
@@ -52,9 +55,13 @@ class Case:
     def modes(self):
         return ("ast", "bytecode") + (("trace",) if self.trace else ())
 
-    def expected_error(self, mode):
+    def expected_error(self, mode, fullgraph=False):
         if mode == "bytecode":
-            return self.bytecode_error if self.bytecode_error != "default" else (self.trace_error or self.error)
+            if self.bytecode_error != "default":
+                return self.bytecode_error
+            if fullgraph:   # a tensor 'if' is one If node (not a loop on a tensor: see bytecode_strict)
+                return self.error if self.bytecode_strict == "default" else self.bytecode_strict
+            return self.trace_error or self.error
         return self.trace_error if mode == "trace" else self.error
 
     def expected_what(self, mode):
@@ -911,20 +918,27 @@ CORPUS = [
     Case(global_mode, ONE, SAME),
     Case(debug_print_disabled, ONE, SAME),
     # loops and returns on tensor values (If/While nodes under ast)
-    Case(cf_while_count, ONE, SAME, trace_error="cf_while_count"),
-    Case(cf_for_tensor_range, [(POS, M3), (NEG, M5), (MIX, M0)], SAME, trace_error="cf_for_range"),
-    Case(cf_while_break, [(POS,), (SMALL,), (POS * 3.0,)], SAME, trace_error="cf_while_break"),
-    Case(cf_for_continue, [(POS, M5), (SMALL, M5), (MIX, M3)], SAME, trace_error="cf_for_continue"),
-    Case(cf_nested_loops, [(POS, M3), (NEG, M5), (MIX, M0)], SAME, trace_error="cf_nested"),
+    Case(cf_while_count, ONE, SAME, trace_error="cf_while_count",
+         bytecode_strict="cf_while_count"),
+    Case(cf_for_tensor_range, [(POS, M3), (NEG, M5), (MIX, M0)], SAME, trace_error="cf_for_range",
+         bytecode_strict="cf_for_range"),
+    Case(cf_while_break, [(POS,), (SMALL,), (POS * 3.0,)], SAME, trace_error="cf_while_break",
+         bytecode_strict="cf_while_break"),
+    Case(cf_for_continue, [(POS, M5), (SMALL, M5), (MIX, M3)], SAME, trace_error="cf_for_continue",
+         bytecode_strict="cf_for_continue"),
+    Case(cf_nested_loops, [(POS, M3), (NEG, M5), (MIX, M0)], SAME, trace_error="cf_nested",
+         bytecode_strict="cf_nested"),
     Case(cf_early_return, ONE, SAME, trace_error="cf_early_return"),
-    Case(cf_return_in_loop, [(POS, M3), (SMALL, M5), (NEG, M3)], SAME, trace_error="cf_return_in_loop"),
+    Case(cf_return_in_loop, [(POS, M3), (SMALL, M5), (NEG, M3)], SAME, trace_error="cf_return_in_loop",
+         bytecode_strict="cf_return_in_loop"),
     Case(cf_untaken_branch_faults, [(POS, np.array(7, np.int32)), (NEG, np.array(1, np.int32))], SAME,
          trace_error="cf_untaken"),
     # unsupported constructs
     Case(print_tensor, ONE, SAME, error="print_tensor", what="call to print with a tensor argument",
          bytecode_what="call to print with a tensor argument"),
     # (issue 12: a While node under ast; bytecode breaks the graph at the condition)
-    Case(tensor_while, ONE, SAME, trace_error="tensor_while", bytecode_what="the truth value of a tensor"),
+    Case(tensor_while, ONE, SAME, trace_error="tensor_while", bytecode_what="the truth value of a tensor",
+         bytecode_strict="tensor_while"),
     Case(numpy_on_tensor, ONE, None, error="numpy_on_tensor", trace_error="numpy_on_tensor",
          what="call to numpy.asarray with a tensor argument"),
     Case(float_of_tensor, ONE, SAME, error="float_of_tensor", trace_error="float_of_tensor",
@@ -934,7 +948,8 @@ CORPUS = [
     Case(attribute_write, ONE, SAME, error="attribute_write", trace=False, what="assignment to an attribute",
          bytecode_what="assignment to attribute 'calls' \\(a side effect\\)"),
     Case(return_in_one_branch, ONE, SAME, trace_error="one_return"),   # (issue 12: a 'returned' flag under ast)
-    Case(break_in_tensor_branch, ONE, SAME, trace_error="tensor_break"),   # (issue 12: a 'break' flag under ast)
+    Case(break_in_tensor_branch, ONE, SAME, trace_error="tensor_break",   # (issue 12: a 'break' flag under ast)
+         bytecode_strict="tensor_break"),
     Case(mismatched_branches, ONE, SAME, error="mismatch", trace_error="mismatch",
          what="a condition on a tensor value where variable 'y' is a float32\\[3\\] tensor"),
     Case(list_append_in_branch, ONE, SAME, error="append_branch", trace_error="append_if",

@@ -50,8 +50,10 @@ def test_tensor_condition_breaks_the_graph_and_pieces_are_reused():
     # test_resume.py) whose pieces are y; y + 1; y - 1, each compiled once and reused.
     assert jitted.stats.compiles == 5
     assert jitted.stats.graph_breaks == 1 and jitted.stats.interpreted == 0 and jitted.stats.resumed == 3
-    with pytest.raises(UnsupportedSyntaxError, match=f"^{HERE}:{line_of('branchy')}: the truth value"):
-        bytecode(branchy, fullgraph=True)(Tensor(POS))
+    strict = bytecode(branchy, fullgraph=True)   # fullgraph=True: one graph with an If node (bytecode_if)
+    for a in (POS, NEG, POS):
+        same(strict(Tensor(a)), branchy(Tensor(a)))
+    assert strict.stats.compiles == 1 and strict.stats.graph_breaks == 0
 
 
 def scalar_from_tensor(x):

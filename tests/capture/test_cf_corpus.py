@@ -2,12 +2,11 @@
 daemon: every result equals eager msjit and the numpy reference, side effects leave the same
 state as eager and numpy, gradients match central differences, and compiles are one per guard key.
 
-ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph. bytecode breaks
-the graph where Python needs a tensor's value, so it runs with fullgraph=False: graph breaks, and
-pieces that compile once each (a last pass over the same inputs compiles nothing). Under
-fullgraph=True it raises there (test_bytecode_fullgraph_refuses_a_tensor_condition); MindSpore
-2.10's PIJit captures a tensor 'if' (and 'for' over a tensor range) in one graph there, and
-refuses a tensor 'while' ("Data-dependent conditional control flow is not supported")."""
+ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph. bytecode runs
+the corpus with fullgraph=False: it breaks the graph where Python needs a tensor's value, and the
+pieces compile once each (a last pass over the same inputs compiles nothing). Under fullgraph=True
+bytecode captures a tensor 'if' as one If node (capture/bytecode_if.py) and refuses loops on tensor
+values (test_bytecode_fullgraph), as MindSpore 2.10's PIJit does for a tensor 'while'."""
 import os
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from cf_corpus import CF_CORPUS, Gate, gate_ref
 from corpus import SAME
 from msjit import Tensor, grad, jit
 from msjit.capture import control
-from msjit.errors import ConcreteValueNeeded, JitFallbackWarning, UnsupportedSyntaxError
+from msjit.errors import JitFallbackWarning, UnsupportedSyntaxError
 from support import assert_results_close, central_difference, marker_lines, plain_result
 from test_corpus import guard_key, numpy_args, tensors
 
@@ -225,10 +224,25 @@ def test_recursion_bounded_only_by_a_tensor_is_refused(level):
         np.testing.assert_allclose(bytecode(Tensor(x)).asnumpy(), case.fn(Tensor(x)).asnumpy(), rtol=1e-6)
 
 
-def test_bytecode_fullgraph_refuses_a_tensor_condition():
-    """What bytecode does today (MindSpore 2.10 captures this 'if' into one graph: see the module doc)."""
-    with pytest.raises((UnsupportedSyntaxError, ConcreteValueNeeded)):
-        jit(cf_corpus.if_else, capture_mode="bytecode", fullgraph=True)(Tensor(cf_corpus.pos(3)))
+@pytest.mark.parametrize("case, level", [pytest.param(c, level, id=f"{c.name}-{level}") for c in CF_CORPUS
+                                          if kind(c) == "plain" for level in ("O0", "O1")])
+def test_bytecode_fullgraph(case, level):
+    """fullgraph=True: a tensor 'if' is one If node (one compile per guard key, results as eager
+    and numpy); a loop on tensor values is refused at capture."""
+    jitted = jit(case.fn, capture_mode="bytecode", jit_level=level, fullgraph=True)
+    if case.name in cf_corpus.TENSOR_LOOPS:
+        with pytest.raises(UnsupportedSyntaxError):
+            jitted(*tensors(case.inputs[0]))
+        assert jitted.stats.compiles == 0
+        return
+    for arrays in case.inputs:
+        where = f"{case.name}[bytecode-fullgraph/{level}]{tuple(np.asarray(a).tolist() for a in arrays)}"
+        got = plain_result(jitted(*tensors(arrays)))
+        assert_results_close(got, plain_result(case.fn(*tensors(arrays))), f"{where} jit vs eager")
+        assert_results_close(got, plain_result(reference(case)(*numpy_args(arrays))), f"{where} jit vs numpy",
+                             exact_kinds=False)
+    keys = len({guard_key(a) for a in case.inputs})
+    assert (jitted.stats.captures, jitted.stats.compiles, jitted.stats.graph_breaks) == (keys, keys, 0), jitted.stats
 
 
 def test_corpus_size():

@@ -57,7 +57,7 @@ PARAMS = [pytest.param(c, mode, level, fg, id=f"{c.name}-{mode}-{level}-{'strict
 @pytest.mark.parametrize("case, mode, level, fullgraph", PARAMS)
 def test_corpus(case, mode, level, fullgraph):
     jitted = make_jit(case.fn, mode, level, fullgraph)
-    marker = case.expected_error(mode)
+    marker = case.expected_error(mode, fullgraph)
     if marker is None:   # capturable: every input through the graph, one compile per guard key
         with warnings.catch_warnings():
             warnings.simplefilter("error", JitFallbackWarning)

@@ -6,7 +6,8 @@ captured. Tensor ops on tracers record nodes; user functions, lambdas, comprehen
 Cells are interpreted in turn (inlined); msjit's own ops and layers run on the tracers directly.
 Where Python needs a tensor's value (``if x.sum() > 0``, ``float(x)``, numpy or print on a tensor)
 the graph breaks: the segment so far is compiled and run (see segments.Session), the
-instruction runs on real tensors, and capture goes on after it. Calls of anything else are side
+instruction runs on real tensors, and capture goes on after it (under fullgraph=True a tensor
+``if`` is one If node instead, see bytecode_if.py). Calls of anything else are side
 effects: they run as they would in eager mode. A call with breaks or side effects is interpreted
 once: the lines it records (segments.Lines) split the function into generated code that later
 calls run instead (capture/resume.py; ``entries`` counts the interpreter's calls).
@@ -30,6 +31,8 @@ from .callables import (ITERATING, MUTATING_METHODS, callable_name, in_collectio
                         is_library, records_nodes)
 from ..core import Tracer
 from ..parameter import Parameter
+from . import control
+from .bytecode_if import JOINED, JumpedBack, tensor_if
 from .graph import contains_tracer
 from .segments import SeqIter
 
@@ -182,11 +185,18 @@ class _Interpreter:
         finally:
             self.frames.pop()
 
-    def _run(self, frame):
+    def _run(self, frame, start=0, stop=None, floor=0):
+        """Run ``frame`` from instruction ``start``: its return value, or JOINED on reaching
+        instruction ``stop`` (a path of a tensor 'if', see bytecode_if; it may not jump back
+        before instruction ``floor``)."""
         instructions, handlers, index = frame.instructions, frame.handlers, frame.index
         lines, outer = self.session.lines, self.frames[0]
-        i = 0
+        i = start
         while True:
+            if i == stop:
+                return JOINED
+            if i < floor:
+                raise JumpedBack()
             ins = instructions[i]
             if ins.positions.lineno is not None:
                 frame.line = ins.positions.lineno
@@ -335,6 +345,8 @@ class _Interpreter:
         value = f.locals.get(ins.argval, _EMPTY)
         if value is _EMPTY:
             raise UnboundLocalError(f"local variable {ins.argval!r} referenced before assignment")
+        if type(value) is control.OneBranch:   # (assigned in one branch of a tensor 'if' only)
+            raise value.error(f.line)
         f.stack.append(value)
 
     def op_STORE_FAST(self, f, ins):
@@ -589,7 +601,13 @@ class _Interpreter:
 
     # -- control flow -----------------------------------------------------------------------
     def _jump_if(self, f, ins, when):
-        return ins.argval if bool(self.session.builder.guards.read_truth(f.stack.pop())) is when else None
+        value = f.stack.pop()
+        if type(value) is Tracer and self.session.fullgraph and control.GRAPH_IFS and "FORWARD" in ins.opname:
+            joined, result = tensor_if(self, f, ins, value, when)   # (one If node: see bytecode_if)
+            if not joined:
+                raise _Return(result)
+            return result
+        return ins.argval if bool(self.session.builder.guards.read_truth(value)) is when else None
 
     def op_POP_JUMP_FORWARD_IF_TRUE(self, f, ins):
         return self._jump_if(f, ins, True)
