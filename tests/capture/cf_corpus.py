@@ -810,8 +810,8 @@ def untaken_division_in_loop(a, d):
 # ---- the corpus ------------------------------------------------------------------------------------
 
 # Loops whose iterations depend on tensor values (while on a tensor, for over a tensor range, a
-# tensor break/continue/return in a loop): bytecode under fullgraph=True refuses them, as MindSpore
-# 2.10's PIJit refuses a tensor 'while' ("Data-dependent conditional control flow is not supported").
+# tensor break/continue/return in a loop): bytecode under fullgraph=True refuses them (so does
+# MindSpore 2.10's PIJit: "Data-dependent conditional control flow is not supported").
 TENSOR_LOOPS = {
     "while_halve", "while_count", "while_two_carried", "while_with_if", "while_and_condition", "while_else_form",
     "while_true_break", "while_true_return", "python_while_return", "for_break", "for_continue",

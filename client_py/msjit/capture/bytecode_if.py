@@ -1,5 +1,7 @@
-"""A tensor ``if`` under capture_mode="bytecode" with fullgraph=True: one If node, as MindSpore's
-PIJit captures it (fullgraph=False breaks the graph there instead and runs the branch taken).
+"""A tensor ``if`` under capture_mode="bytecode" with fullgraph=True: one If node (fullgraph=False
+breaks the graph there instead and runs the branch taken). MindSpore 2.10's PIJit accepts a plain
+tensor if/else under fullgraph=True and refuses an early return or an 'if' in a loop ("Data-
+dependent conditional control flow is not supported"); this captures those too.
 
 At a forward conditional jump on a tensor, both paths run from the same locals and stack, each
 into its own If region (control.IfNode), to the join: the target of the 'then' path's closing
