@@ -817,7 +817,8 @@ TENSOR_LOOPS = {
     "while_true_break", "while_true_return", "python_while_return", "for_break", "for_continue",
     "break_and_continue", "unrolled_for_break", "return_in_while", "return_in_for", "nested_while",
     "nested_for_ranges", "triangular", "for_in_while", "break_inner_only", "for_tensor_bound", "for_lo_hi",
-    "for_step", "for_bound_from_value", "for_if_in_body"}
+    "for_step", "for_bound_from_value", "for_if_in_body", "assign_in_while", "assign_in_for_range",
+    "assign_if_in_while", "assign_after_break", "cell_count_in_while", "cell_total_in_for", "jit_class_write_in_loop"}
 
 M = [i32(n) for n in (0, 1, 3, 6)]
 GRAD3 = [(pos(3),), (neg(3),), (f32(3),), (pos(3) * 4.0,)]

@@ -86,14 +86,18 @@ def test_cf_corpus(case, mode, level):
 @pytest.mark.parametrize("case, mode, level", cases("state"))
 def test_cf_side_effects(case, mode, level):
     """The state after each call (Parameters, Cell and jit_class attributes) equals eager's and numpy's."""
+    run_stateful(case, make_jit(case.fn, mode, level), mode, check_compiles_too=mode == "ast" or
+                 not case.notes.get("rebinds"))
+
+
+def run_stateful(case, jitted, mode, check_compiles_too=True):
     make, read = case.notes["state"], case.notes["read"]
     jit_state, eager_state = make(), make()
     np_state = read(make())
-    jitted = make_jit(case.fn, mode, level)
 
     def run_all():
         for arrays in case.inputs:
-            where = f"{case.name}[{mode}/{level}]{tuple(np.asarray(a).tolist() for a in arrays)}"
+            where = f"{case.name}[{mode}]{tuple(np.asarray(a).tolist() for a in arrays)}"
             got = plain_result(jitted(jit_state, *tensors(arrays)))
             assert_results_close(got, plain_result(case.fn(eager_state, *tensors(arrays))), f"{where} jit vs eager")
             assert_results_close(got, plain_result(case.ref(np_state, *numpy_args(arrays))), f"{where} jit vs numpy",
@@ -105,7 +109,7 @@ def test_cf_side_effects(case, mode, level):
         warnings.simplefilter("error", JitFallbackWarning)
         run_all()
         assert any(np.any(a != b) for a, b in zip(np_state, read(make()))), "no side effect ran"
-        if mode == "ast" or not case.notes.get("rebinds"):
+        if check_compiles_too:
             check_compiles(jitted, mode, len({guard_key(a) for a in case.inputs}), run_all)
 
 
@@ -244,6 +248,20 @@ def test_bytecode_fullgraph(case, level):
                              exact_kinds=False)
     keys = len({guard_key(a) for a in case.inputs})
     assert (jitted.stats.captures, jitted.stats.compiles, jitted.stats.graph_breaks) == (keys, keys, 0), jitted.stats
+
+
+@pytest.mark.parametrize("case, level", [pytest.param(c, level, id=f"{c.name}-{level}") for c in CF_CORPUS
+                                          if kind(c) == "state" for level in ("O0", "O1")])
+def test_bytecode_fullgraph_side_effects(case, level):
+    """fullgraph=True: Parameter writes (ops.assign, Parameter attributes of Cells and jit_class
+    objects) in a tensor 'if' are the If's outputs, assigned once per call; loops are refused."""
+    jitted = jit(case.fn, capture_mode="bytecode", jit_level=level, fullgraph=True)
+    if case.name in cf_corpus.TENSOR_LOOPS:
+        with pytest.raises(UnsupportedSyntaxError):
+            jitted(case.notes["state"](), *tensors(case.inputs[0]))
+        return
+    run_stateful(case, jitted, "ast")   # (one graph: one capture and compile per guard key, as ast)
+    assert jitted.stats.graph_breaks == 0
 
 
 def test_corpus_size():

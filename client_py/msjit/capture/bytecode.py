@@ -24,6 +24,7 @@ import linecache
 import operator
 import types
 
+from .. import ops
 from ..errors import ConcreteValueNeeded, UnsupportedSyntaxError
 from ..mixin import TensorMixin
 from ..tensor import Tensor
@@ -419,6 +420,12 @@ class _Interpreter:
 
     def op_STORE_ATTR(self, f, ins):
         obj, value = f.stack[-1], f.stack[-2]
+        current = getattr(obj, ins.argval, None) if type(value) is Tracer else None
+        if isinstance(current, Parameter):   # (``self.count += 1``: a Parameter write, as under ast)
+            self._getattr(obj, ins.argval)   # (guarded: the graph assumes the attribute is this Parameter)
+            ops.assign(current, value)
+            del f.stack[-2:]
+            return
         if contains_tracer(value):
             raise self._need(f"storing a tensor under capture in attribute {ins.argval!r}")
         self.session.side_effect(self._where(), f"assignment to attribute {ins.argval!r}")
