@@ -279,3 +279,56 @@ def test_a_chained_comparison_of_a_multi_element_tensor_is_ambiguous_as_eagerly(
         chained_on_many_elements(x)
     with pytest.raises(ValueError, match="truth value of a tensor with 3 elements is ambiguous"):
         jit(chained_on_many_elements, fullgraph=True)(x)
+
+
+
+def untaken_endless_loop(x, n):
+    if n > 0:
+        y = x * 2.0
+    else:
+        y = endless_loop(x, n)
+    return y
+
+
+def endless_loop(x, n):
+    i = x.sum() * 0.0
+    while i < 1.0:     # never ends: i stays 0
+        i = i * 1.0
+    return x + i       # the loop's value is used, so no pass may drop the loop
+
+
+_ENDLESS_CHILD = r"""
+import sys, numpy as np
+sys.path[:0] = {paths!r}
+import test_cf_corpus as t
+from msjit import Tensor, jit
+x = np.arange(1.0, 4.0, dtype=np.float32)
+for n in (1, 5):
+    jitted = jit(getattr(t, {fn!r}), capture_mode="ast", jit_level={level!r}, fullgraph=True)
+    got = jitted(Tensor(x), Tensor(np.int32(n))).asnumpy()
+    np.testing.assert_array_equal(got, x * 2.0)
+    assert jitted.stats.compiles == 1 and jitted.stats.fallbacks == 0, jitted.stats
+print("ok")
+"""
+
+
+def _run_endless_child(fn, level, timeout):
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = [here, os.path.dirname(here)] + [p for p in sys.path if p]
+    code = _ENDLESS_CHILD.format(paths=paths, fn=fn, level=level)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=here)
+
+
+@pytest.mark.parametrize("level", ["O0", "O1"])
+def test_compiled_code_runs_only_the_branch_taken(level):
+    """The compiled proof (msjitd's kernels do not fault, so a faulting op cannot show it): the
+    untaken branch holds a tensor loop that never ends. If both branches ran, the call would
+    never return; with an If node only the branch taken runs, in compiled code."""
+    proc = _run_endless_child("untaken_endless_loop", level, timeout=120)
+    assert proc.returncode == 0 and "ok" in proc.stdout, (proc.returncode, proc.stdout, proc.stderr[-3000:])
+
+
+def test_the_endless_loop_does_not_return_when_it_runs():
+    """The check above can fail: the same loop, compiled and run, does not return."""
+    with pytest.raises(subprocess.TimeoutExpired):
+        _run_endless_child("endless_loop", "O0", timeout=15)
