@@ -174,19 +174,12 @@ HAND = [
     hand("Concat", [(0, 3), (2, 3)], True, "an empty part", axis=0),
     hand("Gather", [(4, 3), (0,)], True, "no indices", dtypes=[F32, I32], axis=0),
     hand("MatMul", [(0, 3), (3, 2)], True, "no rows"),
+    hand("MatMul", [(2, 0), (0, 2)], True, "empty inner dim: a zero product"),
     hand("Triu", [(0, 3)], True, "empty", diagonal=0),
     hand("Cast", [(0,)], True, "empty", to=BOOL),
     hand("Conv2D", [(0, 4, 5, 5), (6, 4, 3, 3)], True, "batch 0", **CONV),
     hand("MaxPool", [(0, 2, 4, 4)], True, "batch 0", **POOL),
 ]
-
-# Valid calls msjitd fails on internally (not a rejection): bugs outside the contract's files,
-# kept here so that a fix shows up (strict xfail: the test fails once the daemon compiles them).
-KNOWN_DAEMON_BUGS = [
-    hand("MatMul", [(2, 0), (0, 2)], True, "empty inner dim: the llvm stage fails to legalize an "
-         "unrealized_conversion_cast (passes/, MindirToLinalg or VendorKernels)"),
-]
-
 
 def cases_of(name):
     """Every case of the primitive ``name``."""

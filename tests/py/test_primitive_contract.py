@@ -27,7 +27,7 @@ from msjit.core import ShapedArray
 from msjit.errors import CompileError, DaemonError, DaemonUnavailableError
 from msjit.ops.prims import PRIMITIVES, SECTIONS
 from msjit.proto import mindir_pb2, msjit_pb2
-from primitive_cases import HAND, KNOWN_DAEMON_BUGS, cases_of
+from primitive_cases import HAND, cases_of
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TBLGEN = "/usr/lib/llvm-16/bin/llvm-tblgen"
@@ -253,14 +253,6 @@ def test_python_and_daemon_agree(name):
         elif not isinstance(py, Exception) and not _eager_shape_agrees(case, py):
             problems.append(f"{case}: the eager kernel's shape is not the rule's {py}")
     assert not problems, f"{len(problems)} of {len(cases)} cases disagree:\n" + "\n".join(problems)
-
-
-@pytest.mark.usefixtures("module_daemon_home")
-@pytest.mark.parametrize("case", KNOWN_DAEMON_BUGS, ids=repr)
-@pytest.mark.xfail(strict=True, reason="a known msjitd bug (see KNOWN_DAEMON_BUGS)")
-def test_known_daemon_bugs(case):
-    python, daemon = python_verdict(case), daemon_verdicts([case])[0]
-    assert _verdict(python) == _verdict(daemon), f"{case}: Python {_verdict(python)}, msjitd {daemon}"
 
 
 def _random_inputs(case, rng):
