@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,20 +105,6 @@ bool isBusy(const grpc::Status &s) {
 }
 
 }  // namespace
-
-std::string sha256Hex(const std::string &bytes) {
-  unsigned char hash[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(bytes.data(), bytes.size(), hash, &size, EVP_sha256(), nullptr);
-  static const char *hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) out += {hex[hash[i] >> 4], hex[hash[i] & 15]};
-  return out;
-}
-
-bool isDigest(const std::string &text) {
-  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
 
 std::string msjitHome() {
   const char *home = std::getenv("MSJIT_HOME"), *user_home = std::getenv("HOME");

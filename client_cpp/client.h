@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "proto/msjit.grpc.pb.h"
+#include "server/cache/digest.h"
 
 namespace msjit::client {
 
@@ -121,10 +122,9 @@ class FailoverClient {
   int current_ = -1;
 };
 
-// Hex SHA-256 of `bytes`.
-std::string sha256Hex(const std::string &bytes);
-// True for 64 lowercase hex characters (a digest or a cache key).
-bool isDigest(const std::string &text);
+// The daemon's own digest functions: hex SHA-256, and "is this 64 lowercase hex characters".
+using server::isDigest;
+using server::sha256Hex;
 
 }  // namespace msjit::client
 
