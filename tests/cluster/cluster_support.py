@@ -3,7 +3,6 @@ real msjitd sharing it (separate cache dirs, one signing key, unix sockets), and
 processes that start together behind a barrier. Everything started here is stopped by ``close()``
 (or the ``with`` block), even when a test fails."""
 import collections
-import importlib.util
 import json
 import os
 import random
@@ -20,6 +19,7 @@ for _p in (os.path.join(ROOT, "client_py"), TESTS, HERE):
         sys.path.insert(0, _p)
 
 import job_graphs  # noqa: E402
+from daemon_process import Daemon  # noqa: E402
 from redis_server import start_redis  # noqa: E402
 from support import processes  # noqa: E402
 
@@ -28,18 +28,6 @@ from msjit.proto import msjit_pb2, msjit_pb2_grpc  # noqa: E402
 PYTHON = "/usr/bin/python3"   # Debian's: the one with numpy, grpc and protobuf
 JOB_CLIENT = os.path.join(HERE, "job_client.py")
 MSJIT_RUN = os.path.join(ROOT, "bazel-bin/client_cpp/msjit-run")
-
-
-def _daemon_class():
-    """tests/e2e's Daemon (start, health wait, SIGTERM stop), loaded under its own module name so
-    no conftest is shadowed."""
-    spec = importlib.util.spec_from_file_location("_msjit_e2e_conftest", os.path.join(TESTS, "e2e", "conftest.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.Daemon
-
-
-Daemon = _daemon_class()
 
 
 def wait_until(predicate, timeout, what, pause=0.05, state=None):

@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from load_support import DISTINCT, daemon_class, key_mix
+from daemon_process import Daemon
+from load_support import DISTINCT, key_mix
 from msjit.proto import msjit_pb2
 
 PROCESSES = 64
@@ -71,7 +72,7 @@ def in_process_cached_call_ms(address, monkeypatch, calls=2000):
 
 
 def test_64_processes_x_1000_requests_hit_the_cache(tmp_path, monkeypatch):
-    d = daemon_class()(tmp_path).start()
+    d = Daemon(tmp_path).start()
     try:
         stub = d.stub()
         for req in key_mix():   # warm-up: the only compiles of the run
