@@ -113,6 +113,59 @@ def test_while_on_a_tensor_condition():
         assert got[1] == want[1]
 
 
+def counts_to_bound(x, t):
+    i = 0
+    for k in range(t):
+        x = x + k
+        i += 1
+    while x.sum() < 50.0:
+        x = x * 2.0
+    return x, i
+
+
+def test_fullgraph_tensor_loops_are_while_nodes():
+    """fullgraph=True: a 'while' on a tensor condition and a 'for' over a range with a tensor bound
+    are While nodes of one graph (bytecode_loop), equal to eager for every trip count."""
+    jitted = bytecode(counts_to_bound, fullgraph=True)
+    x = Tensor(POS)
+    text = jitted.lower(x, Tensor(np.asarray(3, np.int32))).graph.as_text()
+    assert text.count("While") >= 2, text
+    for t in (0, 1, 4):
+        for a in (POS, POS * 30.0):
+            args = (Tensor(a), Tensor(np.asarray(t, np.int32)))
+            got, want = jitted(*args), counts_to_bound(*args)
+            same(got[0], want[0])
+            assert int(got[1]) == int(want[1])
+    assert (jitted.stats.captures, jitted.stats.compiles, jitted.stats.graph_breaks) == (1, 1, 0), jitted.stats
+
+
+def prints_in_loop(x):
+    while x.sum() < 10.0:
+        x = x + 1.0
+        print("step")  # <loop_print>
+    return x
+
+
+def breaks_under_tensor_condition(x):
+    while x.sum() < 10.0:  # <loop_break_line>
+        x = x + 1.0
+        if x.max() > 3.0:
+            break
+    return x
+
+
+def test_fullgraph_refuses_what_a_while_node_cannot_hold():
+    """A Python side effect in the body, or a 'break' under a tensor condition: refused at the
+    user's line under fullgraph=True, never run wrongly; fullgraph=False breaks the graph instead."""
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        bytecode(prints_in_loop, fullgraph=True)(Tensor(POS))
+    assert info.value.lineno == line_of("loop_print"), str(info.value)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        bytecode(breaks_under_tensor_condition, fullgraph=True)(Tensor(POS))
+    assert info.value.filename == HERE, str(info.value)
+    same(bytecode(breaks_under_tensor_condition)(Tensor(POS)), breaks_under_tensor_condition(Tensor(POS)))
+
+
 # ---- side effects ------------------------------------------------------------------------------
 
 CALLS = []

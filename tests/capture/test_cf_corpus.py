@@ -5,9 +5,10 @@ state as eager and numpy, gradients match central differences, and compiles are 
 ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph. bytecode runs
 the corpus with fullgraph=False: it breaks the graph where Python needs a tensor's value, and the
 pieces compile once each (a last pass over the same inputs compiles nothing). Under fullgraph=True
-bytecode captures a tensor 'if' as one If node (capture/bytecode_if.py) and refuses loops on tensor
-values (test_bytecode_fullgraph). (MindSpore 2.10's PIJit, checked: a plain tensor if/else is
-captured, an early return, an 'if' in a loop and a tensor 'while' are refused.)"""
+bytecode captures a tensor 'if' as one If node (capture/bytecode_if.py) and a loop on tensor values
+as one While node (capture/bytecode_loop.py), except a loop left by a 'break' or 'return' under a
+tensor condition, refused (test_bytecode_fullgraph). (MindSpore 2.10's PIJit, checked: a plain
+tensor if/else is captured, an early return, an 'if' in a loop and a tensor 'while' are refused.)"""
 import os
 import subprocess
 import sys
@@ -27,6 +28,12 @@ from test_corpus import guard_key, numpy_args, tensors
 
 line_of = marker_lines(cf_corpus.__file__)
 MODES = [(mode, level) for mode in ("ast", "bytecode") for level in ("O0", "O1")]
+# Loops on tensor values bytecode refuses under fullgraph=True: left by a 'break' or a 'return'
+# under a tensor condition, or with a condition of several jumps ('and', while/else).
+BYTECODE_STRICT_REFUSED = {
+    "while_and_condition", "while_else_form", "while_true_break", "while_true_return", "python_while_return",
+    "for_break", "break_and_continue", "unrolled_for_break", "return_in_while", "return_in_for",
+    "break_inner_only", "assign_after_break"}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -232,10 +239,10 @@ def test_recursion_bounded_only_by_a_tensor_is_refused(level):
 @pytest.mark.parametrize("case, level", [pytest.param(c, level, id=f"{c.name}-{level}") for c in CF_CORPUS
                                           if kind(c) == "plain" for level in ("O0", "O1")])
 def test_bytecode_fullgraph(case, level):
-    """fullgraph=True: a tensor 'if' is one If node (one compile per guard key, results as eager
-    and numpy); a loop on tensor values is refused at capture."""
+    """fullgraph=True: a tensor 'if' is one If node, a loop on tensor values one While node (one
+    compile per guard key, results as eager and numpy); what bytecode cannot hold is refused."""
     jitted = jit(case.fn, capture_mode="bytecode", jit_level=level, fullgraph=True)
-    if case.name in cf_corpus.TENSOR_LOOPS:
+    if case.name in BYTECODE_STRICT_REFUSED:
         with pytest.raises(UnsupportedSyntaxError):
             jitted(*tensors(case.inputs[0]))
         assert jitted.stats.compiles == 0
@@ -254,14 +261,29 @@ def test_bytecode_fullgraph(case, level):
                                           if kind(c) == "state" for level in ("O0", "O1")])
 def test_bytecode_fullgraph_side_effects(case, level):
     """fullgraph=True: Parameter writes (ops.assign, Parameter attributes of Cells and jit_class
-    objects) in a tensor 'if' are the If's outputs, assigned once per call; loops are refused."""
+    objects) in a tensor 'if' or a tensor loop are the If's or While's outputs, assigned once per call."""
     jitted = jit(case.fn, capture_mode="bytecode", jit_level=level, fullgraph=True)
-    if case.name in cf_corpus.TENSOR_LOOPS:
+    if case.name in BYTECODE_STRICT_REFUSED:
         with pytest.raises(UnsupportedSyntaxError):
             jitted(case.notes["state"](), *tensors(case.inputs[0]))
         return
     run_stateful(case, jitted, "ast")   # (one graph: one capture and compile per guard key, as ast)
     assert jitted.stats.graph_breaks == 0
+
+
+@pytest.mark.parametrize("case, level", [pytest.param(c, level, id=f"{c.name}-{level}") for c in CF_CORPUS
+                                          if kind(c) == "grad" for level in ("O0", "O1")])
+def test_bytecode_fullgraph_grads(case, level):
+    """fullgraph=True: grad(jit(f)) and jit(grad(f)) through bytecode-captured If and While nodes vs
+    central differences, in one graph."""
+    outer_jit = jit(case.fn, capture_mode="bytecode", jit_level=level, fullgraph=True)
+    inner = jit(grad(case.fn), capture_mode="bytecode", jit_level=level, fullgraph=True)
+    for x, *extra in case.inputs:
+        args = (Tensor(x), *map(Tensor, extra))
+        where = f"{case.name}[bytecode-fullgraph/{level}]({x.tolist()}, {[np.asarray(e).tolist() for e in extra]})"
+        _grad_check(case.fn, x, extra, grad(outer_jit)(*args), f"{where} grad(jit)")
+        _grad_check(case.fn, x, extra, inner(*args), f"{where} jit(grad)")
+    assert outer_jit.stats.graph_breaks == inner.stats.graph_breaks == 0
 
 
 def test_corpus_size():

@@ -34,6 +34,7 @@ from ..core import Tracer
 from ..parameter import Parameter
 from . import control
 from .bytecode_if import JOINED, JumpedBack, tensor_if
+from .bytecode_loop import TensorRange, tensor_for, tensor_while
 from .graph import contains_tracer
 from .segments import SeqIter
 
@@ -110,7 +111,7 @@ def interpretable(fn):
 
 class _Frame:
     __slots__ = ("fn", "code", "file", "locals", "cells", "stack", "kw_names", "line",
-                 "instructions", "handlers", "index", "table")
+                 "instructions", "handlers", "index", "table", "ceiling")
 
     def __init__(self, fn, arguments):
         self.fn, self.code = fn, fn.__code__
@@ -118,6 +119,7 @@ class _Frame:
         self.instructions, self.handlers, self.index, self.table = decode(self.code)
         self.locals, self.cells, self.stack = dict(arguments), {}, []
         self.kw_names, self.line = (), self.code.co_firstlineno
+        self.ceiling = len(self.instructions)   # (a loop region's last instruction: see bytecode_loop)
 
     def walk(self, fn):
         self.locals.update((k, fn(v)) for k, v in self.locals.items())
@@ -196,7 +198,7 @@ class _Interpreter:
         while True:
             if i == stop:
                 return JOINED
-            if i < floor:
+            if i < floor or i > frame.ceiling:
                 raise JumpedBack()
             ins = instructions[i]
             if ins.positions.lineno is not None:
@@ -259,6 +261,8 @@ class _Interpreter:
         (run for real, after a graph break when it is given tensors under capture)."""
         func = _source_of(func)
         self.session.builder.guards.read_call(func, args, kwargs)
+        if func is range and self.session.fullgraph and control.GRAPH_LOOPS and contains_tracer(args):
+            return TensorRange(*args)    # (a 'for' over it is one While node: see bytecode_loop)
         if records_nodes(func):
             return func(*args, **kwargs)
         if getattr(func, "_msjit_inline", None) is not None:     # an nn.Cell
@@ -609,6 +613,10 @@ class _Interpreter:
     # -- control flow -----------------------------------------------------------------------
     def _jump_if(self, f, ins, when):
         value = f.stack.pop()
+        if type(value) is Tracer and self.session.fullgraph and control.GRAPH_LOOPS:
+            target = tensor_while(self, f, ins)    # (a while's test: one While node, see bytecode_loop)
+            if target is not None:
+                return target
         if type(value) is Tracer and self.session.fullgraph and control.GRAPH_IFS and "FORWARD" in ins.opname:
             joined, result = tensor_if(self, f, ins, value, when)   # (one If node: see bytecode_if)
             if not joined:
@@ -651,7 +659,9 @@ class _Interpreter:
 
     def op_GET_ITER(self, f, ins):
         value = self.session.builder.guards.read_iter(f.stack.pop())
-        if type(value) is Tracer or type(value) in (list, tuple):
+        if type(value) is TensorRange:
+            pass
+        elif type(value) is Tracer or type(value) in (list, tuple):
             if type(value) is Tracer and not value.shape:
                 raise TypeError("iteration over a 0-d tensor")
             value = SeqIter(value)
@@ -662,6 +672,8 @@ class _Interpreter:
         f.stack.append(value)
 
     def op_FOR_ITER(self, f, ins):
+        if type(f.stack[-1]) is TensorRange:
+            return tensor_for(self, f, ins, f.stack[-1])
         try:
             f.stack.append(next(f.stack[-1]))
         except StopIteration:

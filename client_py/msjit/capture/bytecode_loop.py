@@ -1,0 +1,190 @@
+"""Loops on tensor values under capture_mode="bytecode" with fullgraph=True: one While node, as
+ast capture builds it (control.graph_while: the carried values are the locals the body assigns,
+the condition and the body are interpreted once each, into their regions). fullgraph=False
+breaks the graph at the condition instead and runs the loop in Python.
+
+CPython 3.11 compiles ``while cond: body`` as a test before the loop (a forward jump to the exit)
+and a copy of it at the end of the body (a backward jump to the body's first instruction): the
+While's ``cond`` region runs that copy (the instructions of the ``while`` line before the backward
+jump), its ``body`` region the instructions from the body's start to the copy. The hook is either
+jump on a tensor: the test before the loop, or the copy once Python iterations made the condition
+a tensor (the While then runs the remaining iterations). ``for target in range(...)`` with a tensor
+bound iterates a TensorRange: at its FOR_ITER the body (up to the jump back to FOR_ITER) is the
+While's body over a hidden counter. Leaving the body other than by its end ('break', a 'continue'
+of a 'while', 'return') is refused at the loop's line, as is any Python side effect in it.
+"""
+import linecache
+from types import SimpleNamespace
+
+import numpy as np
+
+from .. import ops
+from ..core import Tracer
+from ..errors import UnsupportedSyntaxError
+from ..tensor import Tensor
+from .bytecode_if import JOINED, JumpedBack, _Host
+from .control import graph_while, predicate
+
+_STORES = ("STORE_FAST", "DELETE_FAST")
+
+
+class TensorRange:
+    """``range(...)`` with a tensor argument under fullgraph=True: only a ``for`` iterates it, as
+    one While node (see tensor_for)."""
+
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, *args):
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        if type(step) is Tracer:
+            raise TypeError("range() with a tensor step cannot be a loop in the graph (its sign decides the "
+                            "loop's condition)")
+        for a in (start, stop):
+            if type(a) is Tracer and (a.shape != () or a.dtype.np.kind not in "iu"):
+                raise TypeError(f"range() takes integer scalars, got a {a.aval} tensor")
+        if step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        raise TypeError("a range with a tensor bound is iterated only by a 'for' loop under capture (one loop "
+                        "in the graph)")
+
+
+def _fail(f, line, message):
+    return UnsupportedSyntaxError(f.file, line, f"a loop on a tensor value where {message}",
+                                  linecache.getline(f.file, line) or None)
+
+
+def _assigned(f, first, last):
+    """The locals instructions ``first``..``last`` assign; a closure variable assigned is refused."""
+    names = []
+    for ins in f.instructions[first:last + 1]:
+        if ins.opname in _STORES and ins.argval not in names:
+            names.append(ins.argval)
+        elif ins.opname == "STORE_DEREF":
+            raise _fail(f, f.instructions[first].positions.lineno or f.line,
+                        f"closure variable {ins.argval!r} changes in the loop")
+    return names
+
+
+def _run_to(interp, f, start, stop, floor, ceiling, line, what):
+    """Run ``f`` from instruction ``start`` until it reaches ``stop``, within [floor, ceiling]."""
+    saved, f.ceiling = f.ceiling, ceiling
+    try:
+        result = interp._run(f, start, stop, floor=floor)
+    except JumpedBack:
+        raise _fail(f, line, f"the {what} leaves it other than by its end ('break', 'continue', or a jump "
+                    "out of it)") from None
+    finally:
+        f.ceiling = saved
+    if result is not JOINED:
+        raise _fail(f, line, f"the {what} returns ('return' inside the loop)")
+
+
+def _graph_loop(interp, f, line, names, test, body):
+    """control.graph_while over this interpreter: each region runs from the stack at the loop and
+    sees no container from before the loop as its own (changing one is a side effect)."""
+    host = getattr(interp, "region_host", None) or _Host(interp)
+    interp.region_host = host
+    saved_frame, stack, created = getattr(host, "frame", None), f.stack, interp.created
+    host.frame = f
+
+    def isolated(fn):
+        def run():
+            f.stack, interp.created = list(stack), {}
+            return fn()
+        return run
+    try:
+        graph_while(host, SimpleNamespace(lineno=line), names, isolated(test), isolated(body),
+                    lambda message: _fail(f, line, message))
+    finally:
+        host.frame, f.stack, interp.created = saved_frame, stack, created
+
+
+def _while_shape(f, at):
+    """(body start, bottom test start, bottom jump) of the ``while`` whose test jumps at
+    instruction ``at``, or None when the jump is not a while's test."""
+    ins = f.instructions[at]
+    if "BACKWARD" in ins.opname:
+        bottom = at
+    else:
+        bottom = f.index[ins.argval] - 1
+        if bottom <= at:
+            return None
+    jump = f.instructions[bottom]
+    if not jump.opname.startswith(("POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")):
+        return None
+    body = f.index[jump.argval]
+    if "BACKWARD" not in ins.opname and body != at + 1:
+        return None
+    line = jump.positions.lineno
+    test = bottom
+    while test > body and f.instructions[test - 1].positions.lineno == line:
+        test -= 1
+    if test <= body:     # (the body on the 'while' line: its end cannot be told from the test)
+        return None
+    return body, test, bottom
+
+
+def tensor_while(interp, f, ins):
+    """A conditional jump on a tensor that is a ``while``'s test: the loop as one While node; the
+    offset to go on at (after the loop), or None when the jump is no while's test."""
+    shape = _while_shape(f, f.index[ins.offset])
+    if shape is None:
+        return None
+    body, test, bottom = shape
+    jump = f.instructions[bottom]
+    line = jump.positions.lineno or f.line
+    holds = jump.opname.endswith("TRUE")     # (the loop goes on while the condition's truth is this)
+
+    def cond():
+        _run_to(interp, f, test, bottom, test, bottom, line, "condition")
+        value = f.stack.pop()
+        if holds:
+            return value
+        return ops.logical_not(predicate(value)) if isinstance(value, Tracer) else not value
+
+    def iteration():
+        _run_to(interp, f, body, test, body, test, line, "body")
+    _graph_loop(interp, f, line, _assigned(f, body, bottom), cond, iteration)
+    return f.instructions[bottom + 1].offset
+
+
+def tensor_for(interp, f, ins, bounds):
+    """``FOR_ITER`` over a TensorRange: the loop as one While node over a hidden counter; the
+    offset to go on at (the loop's exit, the range popped)."""
+    at = f.index[ins.offset]
+    back = f.index[ins.argval] - 1
+    line = ins.positions.lineno or f.line
+    if not (f.instructions[back].opname.startswith("JUMP_BACKWARD") and f.instructions[back].argval == ins.offset):
+        raise _fail(f, line, "the loop's bytecode has an unexpected shape")
+    start, stop, step = bounds.start, bounds.stop, bounds.step
+    dtype = next(a.dtype for a in (start, stop) if type(a) is Tracer)
+    counter = f".range@{ins.offset}"
+    f.locals[counter] = start if type(start) is Tracer else Tensor(np.asarray(start, dtype.np))
+    names = _assigned(f, at + 1, back)
+    target = f.instructions[at + 1]
+    if target.opname == "STORE_FAST":   # (bound after the loop even when the graph cannot tell if it ran)
+        f.locals.setdefault(target.argval, f.locals[counter])
+
+    def cond():
+        i = f.locals[counter]
+        return i < stop if step > 0 else i > stop
+
+    def iteration():
+        i = f.locals[counter]
+        f.stack.append(i)
+        _run_to(interp, f, at + 1, at, at + 1, back, line, "body")   # ('continue' jumps back to FOR_ITER too)
+        f.locals[counter] = i + step
+    try:
+        _graph_loop(interp, f, line, [counter] + names, cond, iteration)
+    finally:
+        f.locals.pop(counter, None)
+    f.stack.pop()     # (the range, as FOR_ITER pops an exhausted iterator)
+    return ins.argval
