@@ -147,23 +147,36 @@ def prints_in_loop(x):
 
 
 def breaks_under_tensor_condition(x):
-    while x.sum() < 10.0:  # <loop_break_line>
+    while x.sum() < 10.0:
         x = x + 1.0
         if x.max() > 3.0:
             break
+        x = x * 1.5
+    return x
+
+
+def returns_under_tensor_condition(x):
+    while x.sum() < 10.0:
+        x = x + 1.0
+        if x.max() > 3.0:  # <loop_return>
+            return x * 2.0
     return x
 
 
 def test_fullgraph_refuses_what_a_while_node_cannot_hold():
-    """A Python side effect in the body, or a 'break' under a tensor condition: refused at the
-    user's line under fullgraph=True, never run wrongly; fullgraph=False breaks the graph instead."""
+    """A Python side effect in the body, or a 'return' under a tensor condition: refused at the
+    user's line under fullgraph=True, never run wrongly; fullgraph=False breaks the graph instead.
+    A 'break' under a tensor condition is a carried flag of the While."""
     with pytest.raises(UnsupportedSyntaxError) as info:
         bytecode(prints_in_loop, fullgraph=True)(Tensor(POS))
     assert info.value.lineno == line_of("loop_print"), str(info.value)
     with pytest.raises(UnsupportedSyntaxError) as info:
-        bytecode(breaks_under_tensor_condition, fullgraph=True)(Tensor(POS))
-    assert info.value.filename == HERE, str(info.value)
-    same(bytecode(breaks_under_tensor_condition)(Tensor(POS)), breaks_under_tensor_condition(Tensor(POS)))
+        bytecode(returns_under_tensor_condition, fullgraph=True)(Tensor(POS))
+    assert info.value.lineno == line_of("loop_return"), str(info.value)
+    for a in (POS, NEG, POS * 0.1):
+        same(bytecode(returns_under_tensor_condition)(Tensor(a)), returns_under_tensor_condition(Tensor(a)))
+        same(bytecode(breaks_under_tensor_condition, fullgraph=True)(Tensor(a)),
+             breaks_under_tensor_condition(Tensor(a)))
 
 
 # ---- side effects ------------------------------------------------------------------------------

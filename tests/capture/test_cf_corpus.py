@@ -6,9 +6,10 @@ ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph
 the corpus with fullgraph=False: it breaks the graph where Python needs a tensor's value, and the
 pieces compile once each (a last pass over the same inputs compiles nothing). Under fullgraph=True
 bytecode captures a tensor 'if' as one If node (capture/bytecode_if.py) and a loop on tensor values
-as one While node (capture/bytecode_loop.py), except a loop left by a 'break' or 'return' under a
-tensor condition, refused (test_bytecode_fullgraph). (MindSpore 2.10's PIJit, checked: a plain
-tensor if/else is captured, an early return, an 'if' in a loop and a tensor 'while' are refused.)"""
+as one While node (capture/bytecode_loop.py), 'break' and 'continue' under tensor conditions
+included; what it cannot hold is refused (BYTECODE_STRICT_REFUSED). (MindSpore 2.10's PIJit,
+checked: a plain tensor if/else is captured, an early return, an 'if' in a loop and a tensor
+'while' are refused.)"""
 import os
 import subprocess
 import sys
@@ -28,12 +29,12 @@ from test_corpus import guard_key, numpy_args, tensors
 
 line_of = marker_lines(cf_corpus.__file__)
 MODES = [(mode, level) for mode in ("ast", "bytecode") for level in ("O0", "O1")]
-# Loops on tensor values bytecode refuses under fullgraph=True: left by a 'break' or a 'return'
-# under a tensor condition, or with a condition of several jumps ('and', while/else).
+# Loops bytecode refuses under fullgraph=True: a 'return' in a loop on a tensor value, a 'break' under
+# a tensor condition out of a loop with an 'else' or out of a Python loop (ast: a While from then
+# on), a while condition of several jumps ('and').
 BYTECODE_STRICT_REFUSED = {
     "while_and_condition", "while_else_form", "while_true_break", "while_true_return", "python_while_return",
-    "for_break", "break_and_continue", "unrolled_for_break", "return_in_while", "return_in_for",
-    "break_inner_only", "assign_after_break"}
+    "unrolled_for_break", "return_in_while", "return_in_for", "break_inner_only"}
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -7,7 +7,8 @@ Cells are interpreted in turn (inlined); msjit's own ops and layers run on the t
 Where Python needs a tensor's value (``if x.sum() > 0``, ``float(x)``, numpy or print on a tensor)
 the graph breaks: the segment so far is compiled and run (see segments.Session), the
 instruction runs on real tensors, and capture goes on after it (under fullgraph=True a tensor
-``if`` is one If node instead, see bytecode_if.py). Calls of anything else are side
+``if`` is one If node instead, see bytecode_if.py, and a loop on tensor values one While
+node, see bytecode_loop.py). Calls of anything else are side
 effects: they run as they would in eager mode. A call with breaks or side effects is interpreted
 once: the lines it records (segments.Lines) split the function into generated code that later
 calls run instead (capture/resume.py; ``entries`` counts the interpreter's calls).
@@ -111,7 +112,7 @@ def interpretable(fn):
 
 class _Frame:
     __slots__ = ("fn", "code", "file", "locals", "cells", "stack", "kw_names", "line",
-                 "instructions", "handlers", "index", "table", "ceiling")
+                 "instructions", "handlers", "index", "table", "ceiling", "loop")
 
     def __init__(self, fn, arguments):
         self.fn, self.code = fn, fn.__code__
@@ -120,6 +121,7 @@ class _Frame:
         self.locals, self.cells, self.stack = dict(arguments), {}, []
         self.kw_names, self.line = (), self.code.co_firstlineno
         self.ceiling = len(self.instructions)   # (a loop region's last instruction: see bytecode_loop)
+        self.loop = None                        # (the While whose body is being captured: bytecode_loop.Loop)
 
     def walk(self, fn):
         self.locals.update((k, fn(v)) for k, v in self.locals.items())
@@ -199,6 +201,9 @@ class _Interpreter:
             if i == stop:
                 return JOINED
             if i < floor or i > frame.ceiling:
+                end = frame.loop and frame.loop.end(i)   # (the iteration ended: 'break', 'continue', its end)
+                if end:
+                    return end
                 raise JumpedBack()
             ins = instructions[i]
             if ins.positions.lineno is not None:

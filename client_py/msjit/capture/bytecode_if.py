@@ -88,8 +88,10 @@ def tensor_if(interp, f, ins, value, when):
 
     def fail(message):
         return UnsupportedSyntaxError(file, line, f"a condition on a tensor value where {message}", text)
+    # (both paths ended an iteration of a While being captured: merged as at a join, see bytecode_loop)
+    ended = f.loop is not None and f.loop.ended(outcomes, stack, fail)
     (then_out, then_locals, then_stack), (else_out, else_locals, else_stack) = outcomes
-    if then_out is not JOINED:
+    if then_out is not JOINED and not ended:
         return False, region.finish(merge_values(cond, then_out, else_out, "the return value", fail, region.select))
     if len(then_stack) != len(else_stack):
         raise fail(f"the stack holds {len(then_stack)} values after one branch and {len(else_stack)} after the other")
@@ -99,4 +101,4 @@ def tensor_if(interp, f, ins, value, when):
                                     for n, v in then_locals.items() if n in else_locals}},
         "stack": [merge_values(cond, a, b, "a value", fail, region.select) for a, b in zip(then_stack, else_stack)]})
     f.locals, f.stack = merged["locals"], merged["stack"]
-    return True, f.instructions[join].offset
+    return True, f.loop.next_offset if ended else f.instructions[join].offset

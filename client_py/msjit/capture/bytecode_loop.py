@@ -10,8 +10,14 @@ jump), its ``body`` region the instructions from the body's start to the copy. T
 jump on a tensor: the test before the loop, or the copy once Python iterations made the condition
 a tensor (the While then runs the remaining iterations). ``for target in range(...)`` with a tensor
 bound iterates a TensorRange: at its FOR_ITER the body (up to the jump back to FOR_ITER) is the
-While's body over a hidden counter. Leaving the body other than by its end ('break', a 'continue'
-of a 'while', 'return') is refused at the loop's line, as is any Python side effect in it.
+While's body over a hidden counter.
+
+``continue`` and ``break`` end an iteration (Loop.end: a jump back to the loop's head, or to its
+exit). Under a tensor condition (bytecode_if) the path that does not end the iteration runs on to
+its end inside its If region, so what follows needs no guard, and ``break`` sets a carried flag
+that stops the loop (the condition becomes ``cond and not broke``), as ast capture does. A
+``return`` in the body, a ``break`` out of a loop with an ``else``, and any Python side effect in
+the body are refused at the user's line.
 """
 import linecache
 from types import SimpleNamespace
@@ -26,6 +32,53 @@ from .bytecode_if import JOINED, JumpedBack, _Host
 from .control import graph_while, predicate
 
 _STORES = ("STORE_FAST", "DELETE_FAST")
+
+
+class _Ended:
+    """How a path ended a loop's iteration (what the interpreter's ``_run`` returns then)."""
+
+    __slots__ = ("broke",)
+
+    def __init__(self, broke):
+        self.broke = broke
+
+
+NEXT, BROKE = _Ended(False), _Ended(True)
+
+
+class Loop:
+    """The While whose body is being captured, as its frame sees it (``_Frame.loop``): where an
+    iteration ends, and the hidden 'broke' flag (None when the body has no 'break')."""
+
+    __slots__ = ("first", "end_at", "exit", "next_offset", "flag")
+
+    def __init__(self, f, first, end_at, exit_, last):
+        self.first, self.end_at, self.exit = first, end_at, exit_
+        self.next_offset = f.instructions[end_at].offset
+        target = f.instructions[exit_].offset
+        breaks = any("JUMP" in ins.opname and ins.argval == target for ins in f.instructions[first:last + 1])
+        self.flag = f".broke@{self.next_offset}" if breaks else None
+
+    def end(self, i):
+        """NEXT or BROKE when reaching instruction ``i`` ends an iteration, else None."""
+        if i == self.exit:
+            return BROKE
+        return NEXT if i == self.end_at or i < self.first else None
+
+    def ended(self, outcomes, stack, fail):
+        """Whether both paths of a tensor 'if' ended the iteration; if so their outcomes become
+        those of paths that reached a join (the flag set where one broke, the stack as at the 'if')."""
+        kinds = [type(out) is _Ended for out, _, _ in outcomes]
+        if not any(kinds):
+            return False
+        if not all(kinds):
+            raise fail("one branch returns from the function inside a loop on a tensor value")
+        for outcome in outcomes:
+            if outcome[0].broke:
+                outcome[1][self.flag] = True
+            outcome[2] = list(stack)
+        return True
+
 
 
 class TensorRange:
@@ -74,37 +127,53 @@ def _assigned(f, first, last):
 
 
 def _run_to(interp, f, start, stop, floor, ceiling, line, what):
-    """Run ``f`` from instruction ``start`` until it reaches ``stop``, within [floor, ceiling]."""
+    """Run ``f`` from instruction ``start`` until it reaches ``stop`` or ends the iteration,
+    within [floor, ceiling]."""
     saved, f.ceiling = f.ceiling, ceiling
     try:
         result = interp._run(f, start, stop, floor=floor)
     except JumpedBack:
-        raise _fail(f, line, f"the {what} leaves it other than by its end ('break', 'continue', or a jump "
-                    "out of it)") from None
+        raise _fail(f, line, f"the {what} leaves it other than by its end, 'continue' or 'break' (a 'break' "
+                    "out of a loop with an 'else')") from None
     finally:
         f.ceiling = saved
-    if result is not JOINED:
+    if result is BROKE:
+        f.locals[f.loop.flag] = True
+    elif result is not JOINED and result is not NEXT:
         raise _fail(f, line, f"the {what} returns ('return' inside the loop)")
 
 
-def _graph_loop(interp, f, line, names, test, body):
+def _graph_loop(interp, f, line, loop, names, test, body):
     """control.graph_while over this interpreter: each region runs from the stack at the loop and
     sees no container from before the loop as its own (changing one is a side effect)."""
     host = getattr(interp, "region_host", None) or _Host(interp)
     interp.region_host = host
-    saved_frame, stack, created = getattr(host, "frame", None), f.stack, interp.created
-    host.frame = f
+    saved_frame, saved_loop, stack, created = getattr(host, "frame", None), f.loop, f.stack, interp.created
+    host.frame, f.loop = f, loop
 
     def isolated(fn):
         def run():
             f.stack, interp.created = list(stack), {}
             return fn()
         return run
+
+    def cond():
+        value = test()
+        broke = f.locals.get(loop.flag, False)
+        if broke is False:
+            return value
+        if isinstance(value, Tracer):
+            return ops.logical_and(predicate(value), ops.logical_not(broke))
+        return ops.logical_not(broke) if value else False
+    if loop.flag:
+        f.locals[loop.flag] = False
+        names = names + [loop.flag]
     try:
-        graph_while(host, SimpleNamespace(lineno=line), names, isolated(test), isolated(body),
+        graph_while(host, SimpleNamespace(lineno=line), names, isolated(cond), isolated(body),
                     lambda message: _fail(f, line, message))
     finally:
-        host.frame, f.stack, interp.created = saved_frame, stack, created
+        host.frame, f.loop, f.stack, interp.created = saved_frame, saved_loop, stack, created
+        f.locals.pop(loop.flag, None)
 
 
 def _while_shape(f, at):
@@ -151,8 +220,9 @@ def tensor_while(interp, f, ins):
         return ops.logical_not(predicate(value)) if isinstance(value, Tracer) else not value
 
     def iteration():
-        _run_to(interp, f, body, test, body, test, line, "body")
-    _graph_loop(interp, f, line, _assigned(f, body, bottom), cond, iteration)
+        _run_to(interp, f, body, test, body, test - 1, line, "body")
+    loop = Loop(f, body, test, bottom + 1, test - 1)
+    _graph_loop(interp, f, line, loop, _assigned(f, body, bottom), cond, iteration)
     return f.instructions[bottom + 1].offset
 
 
@@ -160,7 +230,8 @@ def tensor_for(interp, f, ins, bounds):
     """``FOR_ITER`` over a TensorRange: the loop as one While node over a hidden counter; the
     offset to go on at (the loop's exit, the range popped)."""
     at = f.index[ins.offset]
-    back = f.index[ins.argval] - 1
+    exit_ = f.index[ins.argval]
+    back = exit_ - 1
     line = ins.positions.lineno or f.line
     if not (f.instructions[back].opname.startswith("JUMP_BACKWARD") and f.instructions[back].argval == ins.offset):
         raise _fail(f, line, "the loop's bytecode has an unexpected shape")
@@ -180,10 +251,10 @@ def tensor_for(interp, f, ins, bounds):
     def iteration():
         i = f.locals[counter]
         f.stack.append(i)
-        _run_to(interp, f, at + 1, at, at + 1, back, line, "body")   # ('continue' jumps back to FOR_ITER too)
-        f.locals[counter] = i + step
+        f.locals[counter] = i + step     # (before the body: a 'break' or 'continue' skips its end)
+        _run_to(interp, f, at + 1, at, at + 1, back, line, "body")
     try:
-        _graph_loop(interp, f, line, [counter] + names, cond, iteration)
+        _graph_loop(interp, f, line, Loop(f, at + 1, at, exit_, back), [counter] + names, cond, iteration)
     finally:
         f.locals.pop(counter, None)
     f.stack.pop()     # (the range, as FOR_ITER pops an exhausted iterator)
