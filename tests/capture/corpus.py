@@ -14,8 +14,7 @@ Each ``Case`` says:
   the first place Python needs a tensor's value, as for trace, else the ast error; bytecode runs
   comprehensions, lambdas, try and f-strings itself, and iterates a tensor's rows by its shape.
   Under fullgraph=True a tensor 'if' is one If node and a loop on tensor values one While node, so
-  bytecode raises where ast does, except for a 'return' under a tensor condition in such a loop
-  (``bytecode_strict``: where it raises then, the 'if' that returns).
+  bytecode raises where ast does, except where ``bytecode_strict`` says.
 Markers are comments ``# <name>`` ending a line of this file (see ``line_of``).
 """
 import os
@@ -639,7 +638,7 @@ def cf_return_in_loop(x, m):
     acc = x
     for _ in range(m):  # <cf_return_in_loop>
         acc = acc + 1.0
-        if acc.sum() > 6.0:  # <cf_return_in_loop_if>
+        if acc.sum() > 6.0:
             return acc * 2.0
     return acc
 
@@ -931,7 +930,7 @@ CORPUS = [
          bytecode_strict=None),
     Case(cf_early_return, ONE, SAME, trace_error="cf_early_return"),
     Case(cf_return_in_loop, [(POS, M3), (SMALL, M5), (NEG, M3)], SAME, trace_error="cf_return_in_loop",
-         bytecode_strict="cf_return_in_loop_if"),
+         bytecode_strict=None),
     Case(cf_untaken_branch_faults, [(POS, np.array(7, np.int32)), (NEG, np.array(1, np.int32))], SAME,
          trace_error="cf_untaken"),
     # unsupported constructs

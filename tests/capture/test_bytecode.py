@@ -158,25 +158,36 @@ def breaks_under_tensor_condition(x):
 def returns_under_tensor_condition(x):
     while x.sum() < 10.0:
         x = x + 1.0
-        if x.max() > 3.0:  # <loop_return>
+        if x.max() > 3.0:
             return x * 2.0
+    return x - 1.0
+
+
+def breaks_past_else(x):
+    while x.sum() < 10.0:
+        x = x + 1.0
+        if x.max() > 3.0:  # <loop_else_break>
+            break
+    else:
+        x = x * 100.0
     return x
 
 
 def test_fullgraph_refuses_what_a_while_node_cannot_hold():
-    """A Python side effect in the body, or a 'return' under a tensor condition: refused at the
-    user's line under fullgraph=True, never run wrongly; fullgraph=False breaks the graph instead.
-    A 'break' under a tensor condition is a carried flag of the While."""
+    """A Python side effect in the body, or a 'break' under a tensor condition past the loop's
+    'else': refused at the user's line under fullgraph=True, never run wrongly; fullgraph=False
+    breaks the graph instead. 'break' and 'return' under a tensor condition are carried flags of
+    the While (after it, an If returns or runs the rest of the function)."""
     with pytest.raises(UnsupportedSyntaxError) as info:
         bytecode(prints_in_loop, fullgraph=True)(Tensor(POS))
     assert info.value.lineno == line_of("loop_print"), str(info.value)
     with pytest.raises(UnsupportedSyntaxError) as info:
-        bytecode(returns_under_tensor_condition, fullgraph=True)(Tensor(POS))
-    assert info.value.lineno == line_of("loop_return"), str(info.value)
-    for a in (POS, NEG, POS * 0.1):
-        same(bytecode(returns_under_tensor_condition)(Tensor(a)), returns_under_tensor_condition(Tensor(a)))
-        same(bytecode(breaks_under_tensor_condition, fullgraph=True)(Tensor(a)),
-             breaks_under_tensor_condition(Tensor(a)))
+        bytecode(breaks_past_else, fullgraph=True)(Tensor(POS))
+    assert info.value.lineno == line_of("loop_else_break"), str(info.value)
+    for a in (POS, NEG, POS * 0.1, POS * 9.0):
+        same(bytecode(breaks_past_else)(Tensor(a)), breaks_past_else(Tensor(a)))
+        for fn in (breaks_under_tensor_condition, returns_under_tensor_condition):
+            same(bytecode(fn, fullgraph=True)(Tensor(a)), fn(Tensor(a)))
 
 
 # ---- side effects ------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ ast runs with fullgraph=True: tensor control flow is If/While nodes in one graph
 the corpus with fullgraph=False: it breaks the graph where Python needs a tensor's value, and the
 pieces compile once each (a last pass over the same inputs compiles nothing). Under fullgraph=True
 bytecode captures a tensor 'if' as one If node (capture/bytecode_if.py) and a loop on tensor values
-as one While node (capture/bytecode_loop.py), 'break' and 'continue' under tensor conditions
-included; what it cannot hold is refused (BYTECODE_STRICT_REFUSED). (MindSpore 2.10's PIJit,
+as one While node (capture/bytecode_loop.py), 'break', 'continue' and 'return' under tensor
+conditions included; what it cannot hold is refused (BYTECODE_STRICT_REFUSED). (MindSpore 2.10's PIJit,
 checked: a plain tensor if/else is captured, an early return, an 'if' in a loop and a tensor
 'while' are refused.)"""
 import os
@@ -29,12 +29,12 @@ from test_corpus import guard_key, numpy_args, tensors
 
 line_of = marker_lines(cf_corpus.__file__)
 MODES = [(mode, level) for mode in ("ast", "bytecode") for level in ("O0", "O1")]
-# Loops bytecode refuses under fullgraph=True: a 'return' in a loop on a tensor value, a 'break' under
-# a tensor condition out of a loop with an 'else' or out of a Python loop (ast: a While from then
-# on), a while condition of several jumps ('and').
+# Loops bytecode refuses under fullgraph=True: a 'break' under a tensor condition out of a loop with
+# an 'else', or out of a Python loop, or a 'return' from one (ast: a While from then on), a while
+# condition of several jumps ('and').
 BYTECODE_STRICT_REFUSED = {
     "while_and_condition", "while_else_form", "while_true_break", "while_true_return", "python_while_return",
-    "unrolled_for_break", "return_in_while", "return_in_for", "break_inner_only"}
+    "unrolled_for_break", "break_inner_only"}
 
 
 @pytest.fixture(scope="module", autouse=True)

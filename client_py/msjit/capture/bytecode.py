@@ -619,15 +619,22 @@ class _Interpreter:
     def _jump_if(self, f, ins, when):
         value = f.stack.pop()
         if type(value) is Tracer and self.session.fullgraph and control.GRAPH_LOOPS:
-            target = tensor_while(self, f, ins)    # (a while's test: one While node, see bytecode_loop)
-            if target is not None:
-                return target
+            loop = tensor_while(self, f, ins)    # (a while's test: one While node, see bytecode_loop)
+            if loop is not None:
+                return self._after_loop(*loop)
         if type(value) is Tracer and self.session.fullgraph and control.GRAPH_IFS and "FORWARD" in ins.opname:
             joined, result = tensor_if(self, f, ins, value, when)   # (one If node: see bytecode_if)
             if not joined:
                 raise _Return(result)
             return result
         return ins.argval if bool(self.session.builder.guards.read_truth(value)) is when else None
+
+    @staticmethod
+    def _after_loop(go_on, result):
+        """A While captured (bytecode_loop): the offset to go on at, or the function returns."""
+        if not go_on:
+            raise _Return(result)
+        return result
 
     def op_POP_JUMP_FORWARD_IF_TRUE(self, f, ins):
         return self._jump_if(f, ins, True)
@@ -678,7 +685,7 @@ class _Interpreter:
 
     def op_FOR_ITER(self, f, ins):
         if type(f.stack[-1]) is TensorRange:
-            return tensor_for(self, f, ins, f.stack[-1])
+            return self._after_loop(*tensor_for(self, f, ins, f.stack[-1]))
         try:
             f.stack.append(next(f.stack[-1]))
         except StopIteration:

@@ -16,8 +16,10 @@ While's body over a hidden counter.
 exit). Under a tensor condition (bytecode_if) the path that does not end the iteration runs on to
 its end inside its If region, so what follows needs no guard, and ``break`` sets a carried flag
 that stops the loop (the condition becomes ``cond and not broke``), as ast capture does. A
-``return`` in the body, a ``break`` out of a loop with an ``else``, and any Python side effect in
-the body are refused at the user's line.
+``return`` in the body ends the iteration too: a carried 'returned' flag and return value, and
+after the loop an If returns that value or runs the rest of the function (not for a loop in the
+body of another loop on tensor values). A ``break`` out of a loop with an ``else``, and any
+Python side effect in the body are refused at the user's line.
 """
 import linecache
 from types import SimpleNamespace
@@ -29,7 +31,7 @@ from ..core import Tracer
 from ..errors import UnsupportedSyntaxError
 from ..tensor import Tensor
 from .bytecode_if import JOINED, JumpedBack, _Host
-from .control import graph_while, predicate
+from .control import GraphLoop, IfNode, graph_while, merge_values, predicate, unset_like
 
 _STORES = ("STORE_FAST", "DELETE_FAST")
 
@@ -50,14 +52,24 @@ class Loop:
     """The While whose body is being captured, as its frame sees it (``_Frame.loop``): where an
     iteration ends, and the hidden 'broke' flag (None when the body has no 'break')."""
 
-    __slots__ = ("first", "end_at", "exit", "next_offset", "flag")
+    __slots__ = ("first", "end_at", "exit", "next_offset", "flag", "ret")
 
     def __init__(self, f, first, end_at, exit_, last):
         self.first, self.end_at, self.exit = first, end_at, exit_
         self.next_offset = f.instructions[end_at].offset
         target = f.instructions[exit_].offset
-        breaks = any("JUMP" in ins.opname and ins.argval == target for ins in f.instructions[first:last + 1])
+        body = f.instructions[first:last + 1]
+        breaks = any("JUMP" in ins.opname and ins.argval == target for ins in body)
         self.flag = f".broke@{self.next_offset}" if breaks else None
+        returns = any(ins.opname == "RETURN_VALUE" for ins in body)
+        self.ret = (f".returned@{self.next_offset}", f".retval@{self.next_offset}") if returns else None
+
+    def flags(self):
+        return [n for n in (self.flag, self.ret and self.ret[0]) if n]
+
+    def returned(self, local_vars, value):
+        """A path returned ``value`` from inside the body: the iteration ends, flag and value set."""
+        local_vars[self.ret[0]], local_vars[self.ret[1]] = True, value
 
     def end(self, i):
         """NEXT or BROKE when reaching instruction ``i`` ends an iteration, else None."""
@@ -68,15 +80,19 @@ class Loop:
     def ended(self, outcomes, stack, fail):
         """Whether both paths of a tensor 'if' ended the iteration; if so their outcomes become
         those of paths that reached a join (the flag set where one broke, the stack as at the 'if')."""
-        kinds = [type(out) is _Ended for out, _, _ in outcomes]
-        if not any(kinds):
+        if all(out is JOINED for out, _, _ in outcomes):
             return False
-        if not all(kinds):
-            raise fail("one branch returns from the function inside a loop on a tensor value")
         for outcome in outcomes:
-            if outcome[0].broke:
+            if type(outcome[0]) is not _Ended:
+                self.returned(outcome[1], outcome[0])
+            elif outcome[0].broke:
                 outcome[1][self.flag] = True
             outcome[2] = list(stack)
+        if self.ret:   # (a path that did not return: the value unset, never read where the flag is not)
+            values = [o[1][self.ret[1]] for o in outcomes if self.ret[1] in o[1]]
+            for o in outcomes:
+                if values and self.ret[1] not in o[1]:
+                    o[1][self.ret[1]] = unset_like(values[0])
         return True
 
 
@@ -140,7 +156,7 @@ def _run_to(interp, f, start, stop, floor, ceiling, line, what):
     if result is BROKE:
         f.locals[f.loop.flag] = True
     elif result is not JOINED and result is not NEXT:
-        raise _fail(f, line, f"the {what} returns ('return' inside the loop)")
+        f.loop.returned(f.locals, result)
 
 
 def _graph_loop(interp, f, line, loop, names, test, body):
@@ -159,21 +175,47 @@ def _graph_loop(interp, f, line, loop, names, test, body):
 
     def cond():
         value = test()
-        broke = f.locals.get(loop.flag, False)
-        if broke is False:
+        stop = GraphLoop.any_set([f.locals.get(n, False) for n in loop.flags()])
+        if stop is False:
             return value
         if isinstance(value, Tracer):
-            return ops.logical_and(predicate(value), ops.logical_not(broke))
-        return ops.logical_not(broke) if value else False
-    if loop.flag:
-        f.locals[loop.flag] = False
-        names = names + [loop.flag]
+            return ops.logical_and(predicate(value), ops.logical_not(stop))
+        return ops.logical_not(stop) if value else False
+    if loop.ret and saved_loop is not None:
+        raise _fail(f, line, "a 'return' is inside it and it is inside another loop on a tensor value")
+    for n in loop.flags():
+        f.locals[n] = False
+    names = names + loop.flags() + ([loop.ret[1]] if loop.ret else [])
     try:
         graph_while(host, SimpleNamespace(lineno=line), names, isolated(cond), isolated(body),
                     lambda message: _fail(f, line, message))
     finally:
         host.frame, f.loop, f.stack, interp.created = saved_frame, saved_loop, stack, created
         f.locals.pop(loop.flag, None)
+    return host
+
+
+def _after(interp, f, host, loop, line):
+    """(True, None) to go on after the loop; (False, value) when the loop may have returned: an
+    If returns the loop's return value, or runs the rest of the function."""
+    if not loop.ret:
+        return True, None
+    returned, value = (f.locals.pop(n, None) for n in loop.ret)
+    if value is None:    # (no path returned)
+        return True, None
+    cond = predicate(returned)
+    region = IfNode(host, cond)
+    locals_, stack, created = f.locals, f.stack, interp.created
+    f.locals, f.stack, interp.created = dict(locals_), list(stack), {}
+    try:
+        with region.branch(0):
+            pass
+        with region.branch(1):
+            rest = interp._run(f, loop.exit, None)
+    finally:
+        f.locals, f.stack, interp.created = locals_, stack, created
+    return False, region.finish(merge_values(cond, value, rest, "the return value",
+                                             lambda message: _fail(f, line, message), region.select))
 
 
 def _while_shape(f, at):
@@ -202,8 +244,9 @@ def _while_shape(f, at):
 
 
 def tensor_while(interp, f, ins):
-    """A conditional jump on a tensor that is a ``while``'s test: the loop as one While node; the
-    offset to go on at (after the loop), or None when the jump is no while's test."""
+    """A conditional jump on a tensor that is a ``while``'s test: the loop as one While node, then
+    (True, the offset to go on at) or (False, the function's return value); None when the jump is
+    no while's test."""
     shape = _while_shape(f, f.index[ins.offset])
     if shape is None:
         return None
@@ -222,13 +265,14 @@ def tensor_while(interp, f, ins):
     def iteration():
         _run_to(interp, f, body, test, body, test - 1, line, "body")
     loop = Loop(f, body, test, bottom + 1, test - 1)
-    _graph_loop(interp, f, line, loop, _assigned(f, body, bottom), cond, iteration)
-    return f.instructions[bottom + 1].offset
+    host = _graph_loop(interp, f, line, loop, _assigned(f, body, bottom), cond, iteration)
+    go_on, value = _after(interp, f, host, loop, line)
+    return (True, f.instructions[bottom + 1].offset) if go_on else (False, value)
 
 
 def tensor_for(interp, f, ins, bounds):
-    """``FOR_ITER`` over a TensorRange: the loop as one While node over a hidden counter; the
-    offset to go on at (the loop's exit, the range popped)."""
+    """``FOR_ITER`` over a TensorRange: the loop as one While node over a hidden counter, then
+    (True, the offset to go on at: the loop's exit, the range popped) or (False, the return value)."""
     at = f.index[ins.offset]
     exit_ = f.index[ins.argval]
     back = exit_ - 1
@@ -253,9 +297,11 @@ def tensor_for(interp, f, ins, bounds):
         f.stack.append(i)
         f.locals[counter] = i + step     # (before the body: a 'break' or 'continue' skips its end)
         _run_to(interp, f, at + 1, at, at + 1, back, line, "body")
+    loop = Loop(f, at + 1, at, exit_, back)
     try:
-        _graph_loop(interp, f, line, Loop(f, at + 1, at, exit_, back), [counter] + names, cond, iteration)
+        host = _graph_loop(interp, f, line, loop, [counter] + names, cond, iteration)
     finally:
         f.locals.pop(counter, None)
     f.stack.pop()     # (the range, as FOR_ITER pops an exhausted iterator)
-    return ins.argval
+    go_on, value = _after(interp, f, host, loop, line)
+    return (True, ins.argval) if go_on else (False, value)
