@@ -8,7 +8,7 @@ APT_PACKAGES := bazel-bootstrap libgrpc++-dev protobuf-compiler-grpc libprotobuf
 	libmlir-16-dev mlir-16-tools llvm-16-dev libspdlog-dev catch2 python3-dev python3-grpcio \
 	python3-protobuf python3-numpy python3-pytest libopenblas0-openmp libopenblas-openmp-dev libdnnl-dev \
 	gcc g++ make binutils openssl clang-16 libclang-rt-16-dev libfuzzer-16-dev \
-	libhiredis-dev redis-server libssl-dev python3-yaml
+	libhiredis-dev redis-server libssl-dev python3-yaml python3-pip
 TARGETS   := //server:msjitd //server:msjit-worker //client_cpp:msjitctl //client_cpp:msjit-run //client_py:_msjit_rt.so //proto:py_gen \
 	//runtime:libmsjit_runtime.so //tools:mindir-opt //tests/cpp:all
 
