@@ -36,12 +36,12 @@ grpc::ServerUnaryReactor *MsjitService::RemoveCacheEntry(grpc::CallbackServerCon
     return finishNow(context, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                            "key must be a hex SHA-256 digest (as msjitctl cache ls prints it)"));
   // Refused before anything is removed, so a failed `cache rm --shared` changes nothing.
-  if (request.shared() && !shared_remover_)
+  if (request.shared() && !cluster_)
     return finishNow(context, grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                                            "msjitd runs without a shared tier (--shared-cache); drop --shared"));
   rpc::RemoveCacheEntryReply reply;
   reply.set_removed_local(cache_.remove(request.key()));
-  if (request.shared()) reply.set_removed_shared(shared_remover_(request.key()));
+  if (request.shared()) reply.set_removed_shared(cluster_->shared().remove(request.key()));
   spdlog::info("RemoveCacheEntry {} from {}: local {}, shared {}", request.key().substr(0, 12), context->peer(),
                reply.removed_local(), request.shared() ? (reply.removed_shared() ? "removed" : "absent") : "kept");
   serialize(reply, out);

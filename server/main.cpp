@@ -153,7 +153,6 @@ int main(int argc, char **argv) {
     else spdlog::info("shared cache {} (prefix {}, lease {} s)", shared->redis().address(), config.shared_cache_prefix,
                       config.lease_s);
     service.setSharedTier(shared.get());
-    service.setSharedRemover([&shared](const std::string &key) { return shared->remove(key); });
   }
   msjit::server::MetricsHttpServer metricsHttp([&service] { return service.prometheusText(); });
   if (!config.metrics_listen.empty()) {

@@ -137,7 +137,6 @@ grpc::Status MsjitService::accept(grpc::CallbackServerContext *context, const gr
 
 grpc::ServerUnaryReactor *MsjitService::Compile(grpc::CallbackServerContext *context,
                                                 const grpc::ByteBuffer *bytes, grpc::ByteBuffer *out) {
-  ++compile_requests_;
   metrics_.countRequest(Rpc::kCompile);
   auto arrived = std::chrono::steady_clock::now();
   auto answered = [this, arrived] {
@@ -291,7 +290,6 @@ grpc::ServerWriteReactor<grpc::ByteBuffer> *MsjitService::FetchArtifact(grpc::Ca
 
 grpc::ServerUnaryReactor *MsjitService::Execute(grpc::CallbackServerContext *context, const grpc::ByteBuffer *bytes,
                                                 grpc::ByteBuffer *out) {
-  ++executes_;
   metrics_.countRequest(Rpc::kExecute);
   auto request = std::make_shared<rpc::ExecuteRequest>();
   std::shared_ptr<Admission> admission;
@@ -353,13 +351,13 @@ std::string MsjitService::prometheusText() { return renderPrometheus(snapshot(),
 
 rpc::StatsReply MsjitService::snapshot() {
   rpc::StatsReply reply;
-  reply.set_compile_requests(compile_requests_);
+  reply.set_compile_requests(metrics_.requests[static_cast<size_t>(Rpc::kCompile)]);
   reply.set_compiles(compiles_);
   reply.set_memory_hits(memory_hits_);
   reply.set_disk_hits(disk_hits_);
   reply.set_inflight_joins(inflight_joins_);
   reply.set_compile_errors(compile_errors_);
-  reply.set_executes(executes_);
+  reply.set_executes(metrics_.requests[static_cast<size_t>(Rpc::kExecute)]);
   reply.set_memory_entries(cache_.memoryEntries());
   reply.set_memory_bytes(cache_.memoryBytes());
   reply.set_disk_entries(cache_.diskEntries());

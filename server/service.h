@@ -51,11 +51,6 @@ class MsjitService final : public RawService {
   grpc::ServerUnaryReactor *RemoveCacheEntry(grpc::CallbackServerContext *, const grpc::ByteBuffer *request,
                                              grpc::ByteBuffer *reply) override;
 
-  // What RemoveCacheEntry{shared=true} calls to drop a key from the shared tier
-  // (true if it was there); main.cpp sets it when msjitd runs with --shared-cache.
-  using SharedRemover = std::function<bool(const std::string &key)>;
-  void setSharedRemover(SharedRemover remover) { shared_remover_ = std::move(remover); }
-
   // Shares artifacts and compiles with the other daemons on `shared` (--shared-cache); before serving.
   void setSharedTier(SharedTier *shared);
 
@@ -102,7 +97,6 @@ class MsjitService final : public RawService {
   const Authenticator &auth_;
   WorkerPool &compilers_, &executors_;
   Metrics &metrics_;
-  SharedRemover shared_remover_;
   std::unique_ptr<ClusterFlights> cluster_;  // with --shared-cache
   const CompilerIdentity compiler_;
   CompileFlights flights_;
@@ -113,8 +107,9 @@ class MsjitService final : public RawService {
   bool draining_ = false;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
-  std::atomic<uint64_t> compile_requests_{0}, compiles_{0}, memory_hits_{0}, disk_hits_{0}, inflight_joins_{0},
-      compile_errors_{0}, executes_{0}, worker_crashes_{0}, compile_timeouts_{0}, compile_cancellations_{0},
+  // Requests per rpc are counted in metrics_ (Stats reads them there).
+  std::atomic<uint64_t> compiles_{0}, memory_hits_{0}, disk_hits_{0}, inflight_joins_{0},
+      compile_errors_{0}, worker_crashes_{0}, compile_timeouts_{0}, compile_cancellations_{0},
       queue_rejections_{0}, auth_failures_{0}, remembered_failures_{0};
   std::atomic<uint64_t> compile_us_total_{0};
 };
