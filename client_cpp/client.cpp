@@ -178,7 +178,7 @@ grpc::Status Client::stats(rpc::StatsReply &reply) {
 grpc::Status Client::listCache(uint32_t limit, rpc::ListCacheReply &reply) {
   grpc::ClientContext ctx;
   authorize(ctx);
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));  // reads every entry on disk
+  ctx.set_deadline(after(60000));  // reads every entry on disk
   rpc::ListCacheRequest request;
   request.set_limit(limit);
   return stub_->ListCache(&ctx, request, &reply);
@@ -187,7 +187,7 @@ grpc::Status Client::listCache(uint32_t limit, rpc::ListCacheReply &reply) {
 grpc::Status Client::removeCacheEntry(const std::string &key, bool shared, rpc::RemoveCacheEntryReply &reply) {
   grpc::ClientContext ctx;
   authorize(ctx);
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  ctx.set_deadline(after(30000));
   rpc::RemoveCacheEntryRequest request;
   request.set_key(key);
   request.set_shared(shared);
