@@ -1,13 +1,12 @@
 """A real msjitd process for tests (no fakes): its own socket and cache directory, stopped with
 SIGTERM. A module of its own, not a conftest, so any test folder can import it by name."""
 import os
-import signal
 import subprocess
 import time
 
 import grpc
 
-from support import msjitd_binary
+from support import msjitd_binary, terminate
 
 from msjit.proto import health_pb2, health_pb2_grpc, msjit_pb2_grpc
 from msjit.rpc import NO_CREDENTIALS
@@ -54,14 +53,7 @@ class Daemon:
         return self
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:  # never leave a daemon behind
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+        return terminate(self.proc, grace=60)
 
     def stub(self, credentials=None):
         """A stub over this daemon's credentials, or over other `credentials`."""

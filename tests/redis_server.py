@@ -2,13 +2,14 @@
 free loopback port, no persistence, stopped by the test. ``Redis.command(...)`` speaks RESP over
 a plain socket so tests can inspect or tamper with what the daemons stored (no redis-py here)."""
 import os
-import signal
 import socket
 import ssl
 import subprocess
 import time
 
 import pytest
+
+from support import terminate
 
 REDIS_SERVER = "/usr/bin/redis-server"
 
@@ -112,13 +113,7 @@ class Redis:
 
     def stop(self):
         """SIGTERM, then SIGKILL after 10 s: never left behind."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc, grace=10)
 
     def kill(self):
         if self.proc and self.proc.poll() is None:

@@ -1,12 +1,27 @@
 """Helpers shared by the Python test suites (tests/py, tests/e2e)."""
 import os
 import shutil
+import signal
+import subprocess
 
 import numpy as np
 
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def terminate(proc, grace):
+    """Stops a started process: SIGTERM, then SIGKILL after ``grace`` seconds, so nothing a test
+    started is ever left behind. Returns its exit status (None if it was never started)."""
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return None if proc is None else proc.returncode
 
 
 def msjitd_binary():

@@ -4,7 +4,6 @@ the manifests' own paths and flags, and processes that are always stopped."""
 import base64
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import time
 
 import pytest
 import yaml
+
+from support import terminate
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEPLOY = os.path.join(ROOT, "deploy")
@@ -140,13 +141,7 @@ class Process:
                                          env=env)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc, grace=20)
 
     def output(self):
         with open(self.log, errors="replace") as f:
