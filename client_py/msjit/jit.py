@@ -46,7 +46,7 @@ from .capture.trace import capture_trace
 from .config import CompileConfig
 from .errors import CompileError, DaemonError, DaemonUnavailableError, JitFallbackWarning, UnsupportedSyntaxError
 from .core import TAPES, current_builder
-from .parameter import Parameter
+from .parameter import Parameter, is_value_tensor
 from .tensor import Tensor
 
 logger = logging.getLogger(__name__)
@@ -503,7 +503,7 @@ def _holds_tensor(v):
 def _structure(v, tensors):
     """``v`` (arguments through tuples, lists and dicts) with each Tensor replaced by its position
     in ``tensors``: hashable, so it keys the flattened function (constants by value)."""
-    if isinstance(v, Tensor) and not isinstance(v, Parameter):
+    if is_value_tensor(v):
         tensors.append(v)
         return ("tensor", len(tensors) - 1)
     if type(v) in (tuple, list):
@@ -530,7 +530,7 @@ _rebuild._msjit_records = True   # capture calls it directly: it only moves tens
 
 
 def _guard_key(args, kwargs):
-    key = tuple((a._array.dtype, a.shape) if isinstance(a, Tensor) and not isinstance(a, Parameter)
+    key = tuple((a._array.dtype, a.shape) if is_value_tensor(a)
                 else _constant_key(a) for a in args)
     return key + tuple((k, _constant_key(v)) for k, v in kwargs.items()) if kwargs else key
 

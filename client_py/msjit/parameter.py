@@ -52,3 +52,9 @@ class Parameter(Tensor):
     def __repr__(self):
         return f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, " \
                f"requires_grad={self.requires_grad})"
+
+
+def is_value_tensor(v):
+    """A Tensor held by value: a graph input or a guard on dtype and shape. A Parameter is held by
+    reference instead (a graph parameter, guarded by identity)."""
+    return isinstance(v, Tensor) and not isinstance(v, Parameter)

@@ -11,7 +11,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..core import Constant, ShapedArray, Tracer, activate, deactivate
-from ..parameter import Parameter
+from ..parameter import Parameter, is_value_tensor
 from ..tensor import Tensor
 from .guards import AttributeView, CellView, Guards, compile_check, is_guardable, what_changed
 
@@ -193,7 +193,7 @@ class GraphBuilder:
         reference as MindSpore does (jit's guard holds it by identity)."""
         out = []
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and not isinstance(a, Parameter):
+            if is_value_tensor(a):
                 t = Tracer(self, f"arg{i}", ShapedArray.of(a._array))
                 self.inputs.append((t.name, t.aval, i))
                 a = t

@@ -15,7 +15,7 @@ from dataclasses import replace
 from .. import context
 from ..core import current_builder
 from ..config import CompileConfig, JitConfig
-from ..parameter import Parameter
+from ..parameter import Parameter, is_value_tensor
 from ..tensor import Tensor
 from .cell_state import CellState
 
@@ -89,13 +89,13 @@ class Cell(CellState, metaclass=_CellMeta):
             raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning "
                                  f"attribute {name!r}")
         current = d["_params"].get(name)
-        if current is not None and isinstance(value, Tensor) and not isinstance(value, Parameter):
+        if current is not None and is_value_tensor(value):
             current.set_data(value)   # MindSpore: a Tensor assigned to a Parameter attribute is its new data
             return
         d["_params"].pop(name, None)
         d["_cells"].pop(name, None)
         if name in d["_buffers"]:   # a buffer stays one while it is given Tensors (or None)
-            if value is None or (isinstance(value, Tensor) and not isinstance(value, Parameter)):
+            if value is None or (is_value_tensor(value)):
                 d["_buffers"][name] = value
             else:
                 del d["_buffers"][name]
